@@ -18,10 +18,11 @@ import {
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
+import type { GraphItem, GraphItemDraft, GraphScope } from "../contract/graph-items.js";
 import { SessionError } from "../errors.js";
 import { parseInput } from "../schema/parse.js";
 import { rule } from "../schema/to-session-error.js";
-import type { GraphItem, GraphItemDraft, GraphScope, SqlGraphItems } from "../sql/graph-store/steps.js";
+import type { SqlGraphItems } from "../sql/graph-store/steps.js";
 import { passes, queryTerms, scoreItem } from "./store/match.js";
 import {
   type AgentSessionStoreOptions,

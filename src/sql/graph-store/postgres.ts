@@ -4,6 +4,8 @@
  * (owner, namespace, key). On Citus the table is distributed by owner (sql/owner-data/postgres.ts): every statement
  * of one owner is routed to its node; the store-wide reads (no owner named) and the sweep's look-up of owners fan out.
  */
+
+import type { GraphScope } from "../../contract/graph-items.js";
 import { SessionError } from "../../errors.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { ownerWrite } from "../../store/crypto/write-guard.js";
@@ -12,7 +14,7 @@ import { guardedOf, guardInside, guardParams } from "../engines/postgres/owner-g
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
-import { type GraphEngine, type GraphItemStatements, type GraphScope, SqlGraphItems } from "./steps.js";
+import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** What graph items need of the store's keys (postgres/sealing.ts PostgresKeys, handed in with the tables). */
 export interface GraphKeys {

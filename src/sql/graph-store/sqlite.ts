@@ -2,13 +2,15 @@
  * SQLite's statements of graph items (steps.ts). The namespace is its labels joined by "." (a label holds none), so
  * a prefix's items are one range of the primary key (owner, namespace, key); store-wide reads use the namespace index.
  */
+
+import type { GraphScope } from "../../contract/graph-items.js";
 import { SessionError } from "../../errors.js";
 import { ownerGuardParams, ownerWrite } from "../../store/crypto/write-guard.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
-import { type GraphEngine, type GraphItemStatements, type GraphScope, SqlGraphItems } from "./steps.js";
+import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** The migration that makes the table: one row per item, its owner first. */
 export const GRAPH_ITEM_TABLES = [

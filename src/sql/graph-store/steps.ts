@@ -5,42 +5,12 @@
  * and an encrypted owner's value is sealed under its key (the row codec's "item" kind, bound to the namespace and
  * key), so this module, not SQL, opens it; filters and a text query run after the rows are opened (langgraph/store/).
  */
+import type { GraphItem, GraphItemDraft, GraphScope } from "../../contract/graph-items.js";
 import { SessionError } from "../../errors.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { decode, encode, isSealedValue } from "../../store/crypto/row-codec.js";
 import { GuardRefused, type OwnerWrite, retryGuarded } from "../../store/crypto/write-guard.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "../program.js";
-
-/** An item to store: its owner, namespace (labels joined by "."), key, value as JSON and how it is searched. */
-export interface GraphItemDraft {
-  readonly owner: string;
-  readonly namespace: string;
-  readonly key: string;
-  /** The value's JSON. */
-  readonly value: string;
-  /** The fields a text query reads (JSON array of paths), `[]`: none, null: the whole value. */
-  readonly fields: string | null;
-  /** Its time to live in milliseconds (null: none); a read that refreshes it moves its expiry by as much. */
-  readonly ttlMs: number | null;
-}
-
-/** A stored item, its value opened. */
-export interface GraphItem {
-  readonly owner: string;
-  readonly namespace: string;
-  readonly key: string;
-  readonly value: string;
-  readonly fields: string | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly expiresAt: number | null;
-}
-
-/** What a page reads: one owner's items (null: every owner's) under a namespace prefix ("": all). */
-export interface GraphScope {
-  readonly owner: string | null;
-  readonly prefix: string;
-}
 
 /** One engine's statements of graph items (table `agent_graph_items`). */
 export interface GraphItemStatements {
