@@ -14,6 +14,7 @@ import { guardedOf, guardInside, guardParams } from "../engines/postgres/owner-g
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
+import type { ItemRow, RekeyTable } from "../rekey/table.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** What graph items need of the store's keys (postgres/sealing.ts PostgresKeys, handed in with the tables). */
@@ -179,3 +180,24 @@ const engine = (ready: () => Promise<Executor>, t: GraphTables): GraphEngine => 
     return t.keys.run(executor.query.bind(executor), use);
   },
 });
+
+/**
+ * A key rotation's statements of the owner's items (sql/rekey/items.ts), each naming the owner (routed to its node on
+ * Citus); a write leaves an item written meanwhile.
+ */
+export function postgresItemRekey(t: Tables): Pick<RekeyTable, "itemsUnder" | "writeItem"> {
+  const items = graphItemsTable(t);
+  return {
+    itemsUnder: (owner, start) =>
+      query(`SELECT owner, namespace, key, value FROM ${items} WHERE owner = $1 AND left(value, $2) = $3`, [
+        owner,
+        start.length,
+        start,
+      ]),
+    writeItem: (row: ItemRow, stored) =>
+      query(
+        `UPDATE ${items} SET value = $1 WHERE owner = $2 AND namespace = $3 AND key = $4 AND value = $5 RETURNING key`,
+        [stored, row.owner, row.namespace, row.key, row.value],
+      ),
+  };
+}

@@ -10,6 +10,7 @@ import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
+import type { ItemRow, RekeyTable } from "../rekey/table.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** The migration that makes the table: one row per item, its owner first. */
@@ -129,3 +130,17 @@ const engine = (driver: SqlDriver): GraphEngine => ({
     return use(driver.keys);
   },
 });
+
+/** A key rotation's statements of the owner's items (sql/rekey/items.ts); a write leaves an item written meanwhile. */
+export const sqliteItemRekey: Pick<RekeyTable, "itemsUnder" | "writeItem"> = {
+  itemsUnder: (owner, start) =>
+    query(
+      "SELECT owner, namespace, key, value FROM agent_graph_items WHERE owner = ? AND substr(value, 1, ?) = ?",
+      [owner, start.length, start],
+    ),
+  writeItem: (row: ItemRow, stored) =>
+    command(
+      "UPDATE agent_graph_items SET value = ? WHERE owner = ? AND namespace = ? AND key = ? AND value = ?",
+      [stored, row.owner, row.namespace, row.key, row.value],
+    ),
+};
