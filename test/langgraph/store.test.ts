@@ -1,5 +1,7 @@
 // AgentSessionStore (docs/LANGGRAPH.md "Store"): the same scenario on InMemoryStore and ours (SQLite, PGlite,
-// Postgres), the owner boundary, TTL and its sweep, sealing and erasure on disk, and a StateGraph using it.
+// Postgres, a Citus cluster), the owner boundary, TTL and its sweep, sealing and erasure on disk, and a StateGraph
+// using it. Citus runs where AGENT_SESSION_CITUS_URL (default: CI's port) answers, skipped with the reason printed
+// otherwise, and fails under CI=true without it (fixtures/citus-db.ts).
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +14,7 @@ import { AgentSessionStore } from "../../src/langgraph/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { citusSchema } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { sqliteFiles } from "../helpers/purge.js";
@@ -119,6 +122,18 @@ const backends: Open[] = [
     },
   },
 ];
+
+// Distributed once for the file (it costs seconds); each case empties it. Awaited before any test is registered.
+const cluster = await citusSchema("lgstore");
+backends.push({
+  name: "Citus",
+  skip: async () => (cluster ? null : "no Citus cluster (the reason is printed above)"),
+  open: async () => {
+    await cluster!.reset();
+    // The fixture closes its stores when the file ends.
+    return { store: cluster!.store(), close: async () => undefined };
+  },
+});
 
 for (const backend of backends) {
   describe(`AgentSessionStore on ${backend.name}`, async () => {
