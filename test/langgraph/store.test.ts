@@ -105,7 +105,11 @@ const backends: Open[] = [
     open: async () => {
       const db = await PGlite.create();
       const store = await PostgresStore.open(db, { schema: "lgstore" });
-      return { store, close: async () => (await store.close(), await db.close()) };
+      const close = async () => {
+        await store.close();
+        await db.close();
+      };
+      return { store, close };
     },
   },
   {
@@ -117,7 +121,11 @@ const backends: Open[] = [
       const store = await PostgresStore.open(pool, { schema });
       return {
         store,
-        close: async () => (await store.close(), await dropSchema(pool, schema), await pool.end()),
+        close: async () => {
+          await store.close();
+          await dropSchema(pool, schema);
+          await pool.end();
+        },
       };
     },
   },
