@@ -145,6 +145,8 @@ export interface ErasureCounts {
 export interface ErasureReceipt extends ErasureCounts {
   /** The ids of the erased sessions. */
   sessionIds: string[];
+  /** LangGraph store items of the owner that `eraseOwner` deleted (absent when none). */
+  items?: number;
 }
 
 /** A condition an erasure re-checks in its own transaction (a retention sweep's); unmet: nothing is erased. */

@@ -4,3 +4,10 @@
  */
 
 export { AgentSessionSaver, type AgentSessionSaverOptions, type CheckpointerStore } from "./saver.js";
+export {
+  AgentSessionStore,
+  type AgentSessionStoreOptions,
+  type GraphItemStore,
+  type RefreshingOperation,
+  type TtlPutOperation,
+} from "./store.js";

@@ -7,6 +7,7 @@
 
 import { memoryDirectoryKey } from "../context/block-keys.js";
 import { hasContextStorage, hasRecords } from "../contract/context.js";
+import { hasGraphItems } from "../contract/graph-items.js";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
@@ -92,11 +93,15 @@ export async function eraseOwnerOf<M extends SessionMessage>(
   const own = await eraseOwnerBlocks(state, owner);
   receipt.blocks += own.blocks;
   receipt.entries += own.entries;
+  // The owner's LangGraph store items (sql/graph-store/), before its key is destroyed below.
+  // Counted only when there were some, so a receipt without items keeps its shape.
+  const items = hasGraphItems(state.store) ? await state.store.graphItems.eraseOwner(owner) : 0;
+  if (items > 0) receipt.items = items;
   // Crypto-shredding, after the rows are gone: with the key, no copy of the store (a backup taken before) can be
   // read for this owner again. Also when no session was left, so an erasure that stopped after its last session
   // destroys the key when run again.
   await state.store.registry.forgetKey?.(owner);
-  if (receipt.sessionIds.length === 0 && own.blocks + own.entries === 0) {
+  if (receipt.sessionIds.length === 0 && own.blocks + own.entries + (receipt.items ?? 0) === 0) {
     throw new SessionError("NOT_FOUND", `Owner "${owner}" has no sessions`);
   }
   return receipt;

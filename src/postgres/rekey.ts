@@ -11,6 +11,7 @@ import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { decodeContent } from "../sql/engines/postgres/text.js";
 import { factTables, postgresFactRekey } from "../sql/facts/postgres.js";
+import { postgresItemRekey } from "../sql/graph-store/postgres.js";
 import { perform, type Row } from "../sql/program.js";
 import { rekeyStatements } from "../sql/rekey/postgres.js";
 import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
@@ -83,6 +84,7 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   return {
     ...statements,
     ...postgresFactRekey(t),
+    ...postgresItemRekey(t),
     keyring: keys.keys.keyring,
     // The rows not under the new key already, in one statement; a row written meanwhile (its hash changed) keeps
     // the writer's content and vector, sealed under the recorded (new) key by its guard.

@@ -8,6 +8,7 @@ import { type Executor, type Query, sqlState } from "../sql/engines/postgres/cli
 import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
+import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
@@ -344,6 +345,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 25, statements: factSealedColumnSql },
   // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
   { version: 26, statements: checkpointTablesSql },
+  // A LangGraph store's items, each its owner's (sql/graph-store/).
+  { version: 27, statements: graphItemTablesSql },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

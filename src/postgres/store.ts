@@ -21,6 +21,7 @@ import {
 } from "../sql/engines/postgres/client.js";
 import { checkLayout } from "../sql/engines/postgres/layout-check.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
+import { PostgresGraphItems } from "../sql/graph-store/postgres.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
@@ -82,6 +83,8 @@ export class PostgresStore
   readonly facts: PostgresFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: PostgresCheckpoints;
+  /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
+  readonly graphItems: PostgresGraphItems;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
@@ -126,6 +129,7 @@ export class PostgresStore
     this.streams = new PostgresStreams(ready, this.tables);
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
+    this.graphItems = new PostgresGraphItems(ready, this.tables);
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

@@ -11,6 +11,7 @@ import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { readFreeText } from "../sql/engines/sqlite/free-text.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteFactRekey } from "../sql/facts/sqlite.js";
+import { sqliteItemRekey } from "../sql/graph-store/sqlite.js";
 import { perform, type Row } from "../sql/program.js";
 import { REKEY } from "../sql/rekey/sqlite.js";
 import { REKEY_CLEAR } from "../sql/rekey/sqlite-clear.js";
@@ -60,6 +61,7 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
   return {
     ...REKEY,
     ...sqliteFactRekey,
+    ...sqliteItemRekey,
     keyring: keys.keyring,
     ...REKEY_CLEAR,
     resealMessages: (at, session, rows) =>

@@ -2,6 +2,7 @@ import { SessionError } from "../errors.js";
 import { CHECKPOINT_TABLES } from "../sql/checkpoints/sqlite.js";
 import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
 import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
@@ -270,6 +271,8 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 26, statements: FACT_INDEX_MERGE },
   // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
   { version: 27, statements: CHECKPOINT_TABLES },
+  // A LangGraph store's items, each its owner's (sql/graph-store/).
+  { version: 28, statements: GRAPH_ITEM_TABLES },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -15,6 +15,7 @@ import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import { closableDriver } from "../sql/engines/sqlite/closable.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
+import { SqliteGraphItems } from "../sql/graph-store/sqlite.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
@@ -79,6 +80,8 @@ export class SqliteStore
   readonly facts: SqliteFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: SqliteCheckpoints;
+  /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
+  readonly graphItems: SqliteGraphItems;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -134,6 +137,7 @@ export class SqliteStore
     this.streams = new SqliteStreams(this.driver);
     this.facts = new SqliteFacts(this.driver, limits);
     this.checkpoints = new SqliteCheckpoints(this.driver);
+    this.graphItems = new SqliteGraphItems(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(
       this.driver,

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { BlockStore, EntryStore } from "../../src/contract/context.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { FeedCapableStore } from "../../src/contract/feed.js";
+import { hasGraphItems } from "../../src/contract/graph-items.js";
 import { hasSessionRegistry } from "../../src/contract/registry.js";
 import type { SessionStore } from "../../src/contract/store.js";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
@@ -24,7 +25,30 @@ export const WORDS = {
   fact: "zqxclearfactq",
   chunk: "zqxclearchunkq",
   name: "zqxclearnameq",
+  item: "zqxclearitemq",
 };
+
+/** Puts alice's LangGraph store items (sql/graph-store/) holding `text`, under `keys`. */
+async function putItems(store: ClearStore, keys: readonly string[], text: string): Promise<void> {
+  if (!hasGraphItems(store)) return;
+  const item = (key: string) => ({
+    owner: "alice",
+    namespace: "alice.memories",
+    key,
+    value: JSON.stringify({ text: `${text} ${key}` }),
+    fields: null,
+    ttlMs: key === "k1" ? 3_600_000 : null,
+  });
+  await store.graphItems.write(keys.map(item), [], Date.now());
+}
+
+/** Alice's item values, as a read of her scope answers them. */
+async function itemsOf(store: ClearStore): Promise<string[]> {
+  if (!hasGraphItems(store)) return [];
+  return (await store.graphItems.page({ owner: "alice", prefix: "" }, null, Date.now(), 100)).map(
+    (i) => i.value,
+  );
+}
 
 /** A store with every part the case writes, and a rotation. */
 export type ClearStore = SessionStore &
@@ -70,6 +94,7 @@ export async function seedClear(store: ClearStore): Promise<Seeded> {
   const chunks = [0, 1].map((seq) => ({ seq, chunk: `data: {"delta":"${WORDS.chunk} ${seq}"}\n\n` }));
   await store.streams.append(alice, "s1", [...chunks, { seq: 2, chunk: `~${WORDS.chunk} tilde` }], 2);
   await store.streams.end(alice, "s1", null, 3);
+  await putItems(store, ["k0", "k1"], `alice remembers ${WORDS.item}`);
   const { id: bob } = await manager.create("bob chat", { owner: "bob" });
   await manager.append(bob, msg("b0", "bob plain words"));
   return { alice, bob, snapshot: await snapshot(store, alice) };
@@ -95,6 +120,7 @@ export async function snapshot(store: ClearStore, alice: string): Promise<unknow
     messageHits: (await store.searchMessages(WORDS.message, { owner: "alice" })).map((h) => h.id).sort(),
     phraseHits: (await store.searchMessages(`"number 3"`, { sessionId: alice })).length,
     name: hasSessionRegistry(store) ? (await store.registry.get(alice))?.name : "no registry",
+    items: await itemsOf(store),
   };
 }
 
@@ -124,12 +150,13 @@ export async function refusesAlice(keyless: ClearStore, alice: string): Promise<
   await assert.rejects(keyless.searchMessages(WORDS.message, { owner: "alice" }), { code: "DECRYPT_FAILED" });
   await assert.rejects(keyless.facts.list({ owner: "alice" }), { code: "DECRYPT_FAILED" });
   await assert.rejects(keyless.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
+  if (hasGraphItems(keyless)) await assert.rejects(itemsOf(keyless), { code: "DECRYPT_FAILED" });
 }
 
 /**
- * Alice's clear history, then a message sealed under `oldKey` (recording it), then sealClear with `newKey` current
- * and `oldKey` previous: one run rotates her sealed rows and seals her clear ones, so `newKey` alone reads all of
- * them and searches them as before.
+ * Alice's clear history, then a message and a store item sealed under `oldKey` (recording it), then sealClear with
+ * `newKey` current and `oldKey` previous: one run rotates her sealed rows and seals her clear ones, so `newKey` alone
+ * reads all of them and searches them as before.
  */
 export async function rotatesAndSeals(
   open: (keyring?: Keyring) => Promise<ClearStore>,
@@ -141,6 +168,7 @@ export async function rotatesAndSeals(
   const first = await open(keyring(oldKey));
   try {
     await first.session(alice).appendMessage(msg("late", `sealed later ${WORDS.message}`));
+    await putItems(first, ["k2"], `sealed later ${WORDS.item}`);
   } finally {
     await first.close();
   }
@@ -160,6 +188,12 @@ export async function rotatesAndSeals(
       JSON.stringify([{ type: "text", text: `sealed later ${WORDS.message}` }]),
     ]);
     assert.deepEqual(now.messageHits, [...was.messageHits, "late"].sort());
+    const late = hasGraphItems(alone) ? [JSON.stringify({ text: `sealed later ${WORDS.item} k2` })] : [];
+    assert.deepEqual(
+      now.items,
+      [...(was.items as string[]), ...late],
+      "items, the one under the old key too",
+    );
     for (const part of ["compactions", "blocks", "entries", "facts", "sessionFacts", "factHits", "chunks"]) {
       assert.deepEqual(now[part], was[part], part);
     }

@@ -225,6 +225,19 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     columns: { session_id: "id", holder: "meta" },
   },
   {
+    table: "agent_graph_items",
+    holds: "a LangGraph store's items (agent-session/langgraph), each its owner's",
+    tie: "owner",
+    // By owner: one owner's items on one node, every read and write of one owner routed there.
+    citus: "by-key",
+    citusColumn: "owner",
+    sealed: "sealed",
+    sealedAs: { value: "item" },
+    erasure: "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
+    purge: "rewrite",
+    columns: { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
+  },
+  {
     table: "agent_owner_keys",
     holds: "each encrypted owner's key check",
     tie: "owner",

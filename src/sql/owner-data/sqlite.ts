@@ -298,6 +298,15 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     },
   ),
   ...checkpointTables(plain, WITH_SESSION),
+  plain(
+    "agent_graph_items",
+    "a LangGraph store's items (agent-session/langgraph), each its owner's",
+    "owner",
+    "sealed",
+    "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
+    { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
+    { value: "item" },
+  ),
   plain("agent_session_schema", "the schema version", "none", "n/a", "never holds an owner's data", {}),
   {
     ...plain(

@@ -2,10 +2,10 @@
  * The end of a key rotation (rekey.ts), in one transaction after a full walk: the owner's overlay summaries are
  * re-sealed (an owner has few, one per compaction), then the rotation ends when no message of the owner is sealed
  * under another key (each row's first bytes name its key) and its context blocks, search entries and facts sealed
- * (and session names) under a previous key are re-sealed with it, else the cursor goes back to the start for another round. Blocks,
- * entries and facts are found by the key id their sealed content names (which rows share a key is visible anyway):
- * an owner holds few of them, next to its messages. With `sealClear` a message left in clear also sends the walk
- * round again, and the owner's other rows in clear are sealed in the transaction that ends it (clear.ts).
+ * (and session names, LangGraph store items: items.ts) under a previous key are re-sealed with it, else the cursor
+ * goes back to the start for another round. Blocks, entries and facts are found by the key id their sealed content
+ * names (which rows share a key is visible anyway): an owner holds few of them, next to its messages. With
+ * `sealClear` a message left in clear also sends the walk round again, and the owner's other rows in clear are sealed in the transaction that ends it (clear.ts).
  */
 import { ownerKeys } from "../../store/crypto/owner-keys.js";
 import { decodeWith, encode } from "../../store/crypto/row-codec.js";
@@ -13,6 +13,7 @@ import { keyId, sealedStart } from "../../store/crypto/seal.js";
 import { openFactWith } from "../../store/fact-sealing.js";
 import { countOf, type Program } from "../program.js";
 import { noClearLeft, sealClearRows } from "./clear.js";
+import { resealItems } from "./items.js";
 import type { NameRow, RekeyTable, Rotation, SealedFactRow, SummaryRow } from "./table.js";
 
 /** True when the rotation ended; false when rows under another key remain and the walk starts again. */
@@ -45,7 +46,7 @@ function* resealSummaries(s: RekeyTable, at: Rotation): Program<void> {
   for (const [i, row] of rows.entries()) yield s.writeSummary(row, sealed[i]!);
 }
 
-/** Re-seals the owner's blocks, entries, facts and session names sealed under one of its previous keys. */
+/** Re-seals the owner's blocks, entries, facts, session names and store items sealed under a previous key. */
 function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
   for (const previous of ownerKeys(s.keyring, at.owner).previous) {
     const start = sealedStart(keyId(previous));
@@ -62,5 +63,6 @@ function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
         encode("name", at.key, binding, decodeWith("name", previous, binding, row.name)),
       );
     }
+    yield* resealItems(s, at, previous);
   }
 }

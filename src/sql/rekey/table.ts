@@ -75,6 +75,14 @@ export interface ChangeRow extends Row {
   data: string;
 }
 
+/** A LangGraph store item of the owner (sql/graph-store/), its value as stored. */
+export interface ItemRow extends Row {
+  owner: string;
+  namespace: string;
+  key: string;
+  value: string;
+}
+
 /** A fact in clear, with its subject. */
 export interface ClearFactRow extends SealedFactRow {
   about: string | null;
@@ -109,6 +117,8 @@ export interface RekeyTable {
   factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
   namesUnder(owner: string, start: string): Statement; // the owner's session names sealed starting `start`: [NameRow]
   writeName(row: NameRow, sealed: string): Statement; // unless renamed meanwhile; `updated_at` kept
+  itemsUnder(owner: string, start: string): Statement; // the owner's store items stored starting `start`: [ItemRow]
+  writeItem(row: ItemRow, stored: string): Statement; // unless written meanwhile; `updated_at` kept
   /**
    * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
    * (blind tokens of `key`).

@@ -21,6 +21,7 @@ export const CODEC_KINDS = [
   "fact",
   "name",
   "checkpoint",
+  "item",
 ] as const;
 
 /** A kind of sealed column (see the module comment). */
@@ -38,6 +39,7 @@ export interface CodecBindings {
   name: { sessionId: string };
   /** `id`: the row's key within the session (sql/checkpoints/steps.ts `rowId`). */
   checkpoint: { sessionId: string; id: string };
+  item: { namespace: string; key: string };
 }
 
 /** What the codec asks of a store's keys (ContentKeys answers it): whose a session is, and an owner's keys. */
@@ -71,6 +73,8 @@ interface Rule<K extends CodecKind> {
 const FACT_SCOPE = "\u0000fact:";
 // A checkpoint's bytes (LangGraph's, base64 inside) never open as a message of its session, nor one as the other.
 const CHECKPOINT_SCOPE = "\u0000checkpoint:";
+// A LangGraph store item's scope (sql/graph-store/): its namespace, joined by ".", after a prefix no other kind has.
+const ITEM_SCOPE = "\u0000item:";
 
 const RULES: { [K in CodecKind]: Rule<K> } = {
   message: {
@@ -134,6 +138,14 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
     json: false,
     tilde: false,
     what: (b) => `a checkpoint row of session "${b.sessionId}"`,
+  },
+  item: {
+    label: "message",
+    scope: (b) => ITEM_SCOPE + b.namespace,
+    id: (b) => b.key,
+    json: false,
+    tilde: false,
+    what: (b) => `Item "${b.key}" of namespace "${b.namespace}"`,
   },
   name: {
     label: "name",

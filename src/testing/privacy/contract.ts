@@ -8,6 +8,7 @@
  * keeps its bytes. It opens its stores with the suite's embedder (embedder.ts), whose vectors of the session hold
  * {@link VECTOR_MARK} as bytes, so `traces` finds a vector as it finds a word; the CLI's `prune` erases, and its
  * `purge` purges, through a store on the same storage opened without it (`withoutEmbedder`), as the CLI opens one.
+ * On the paths that erase the owner, the owner's LangGraph store items are written too (items.ts), and erased.
  */
 import assert from "node:assert/strict";
 import { hasContextStorage } from "../../contract/context.js";
@@ -23,6 +24,7 @@ import { eraseSelected, recordEraser, selectForSweep } from "../../store/retenti
 import { suiteOf, type TestApi } from "../runner.js";
 import { seedCheckpoints } from "./checkpoints.js";
 import { privacyEmbedder, VECTOR_MARK } from "./embedder.js";
+import { ITEM_MARK, itemValues, writeItems } from "./items.js";
 import { deleteKeepsSummary, type RowCounts, tableReach } from "./tables.js";
 
 /** A store of the suite (what every erasure path and the purge need). */
@@ -89,6 +91,9 @@ const IMAGE = `data:image/png;base64,${btoa(String.fromCharCode(...new Uint8Arra
 
 type Path = (manager: SessionManager, id: string) => Promise<unknown>;
 
+// The paths that erase the owner, not only its sessions: they reach its data kept by owner (its store items).
+const OWNER_WIDE = new Set(["eraseOwner", "eraseAll"]);
+
 const PATHS: readonly [string, Path][] = [
   ["erase", (manager, id) => manager.erase(id)],
   ["eraseOwner", (manager) => manager.eraseOwner(OWNER)],
@@ -126,14 +131,22 @@ async function seedKept(instance: PrivacyInstance, manager: SessionManager): Pro
     await instance.store.facts.add({ sessionId: kept.id }, [fact]);
   }
   await seedCheckpoints(instance.store, kept.id, "kept words");
+  await writeItems(instance.store, "keeper", "kept item");
   // Indexed and embedded now (a store that indexes lazily does it on a search), so the baseline holds those rows.
   await instance.store.searchMessages("kept");
   await vectorsOf(instance.store)?.backfill();
   return kept.id;
 }
 
-/** Writes the owner's session in every place a session's data goes; answers its id. */
-async function seed(instance: PrivacyInstance, manager: SessionManager): Promise<string> {
+/**
+ * Writes the owner's session in every place a session's data goes (`ownerWide`: and the owner's store items);
+ * answers its id and whether items were written.
+ */
+async function seed(
+  instance: PrivacyInstance,
+  manager: SessionManager,
+  ownerWide: boolean,
+): Promise<{ id: string; items: boolean }> {
   const { store } = instance;
   const { id } = await manager.create(`${NAME} chat`, { owner: OWNER });
   for (let i = 0; i < 5; i++) {
@@ -175,8 +188,10 @@ async function seed(instance: PrivacyInstance, manager: SessionManager): Promise
   await store.searchMessages(SECRET);
   await vectorsOf(store)?.backfill();
   if (hasContextStorage(store)) await store.entries.searchEntries(`notes-${id}`, SECRET);
+  const items = ownerWide && (await writeItems(store, OWNER, `${SECRET} ${ITEM_MARK}`));
+  if (items) assert.equal((await itemValues(store, OWNER)).length, 3, "the owner reads its items");
   await instance.analyze?.();
-  return id;
+  return { id, items };
 }
 
 /**
@@ -219,12 +234,20 @@ export function runPrivacyContract(api: TestApi, target: PrivacyTarget): void {
             );
             const manager = SessionManager.create(instance.store);
             await seedKept(instance, manager);
-            const reach = await tableReach(target.declaration, instance, features);
-            const id = await seed(instance, manager);
+            const ownerWide = OWNER_WIDE.has(path);
+            const reach = await tableReach(target.declaration, instance, features, ownerWide);
+            const { id, items } = await seed(instance, manager, ownerWide);
             await reach?.seeded();
             // A delete leaves the change log's events until its retention prunes them (PRIVACY.md), the summary too.
             const kept = path === "delete" && deleteKeepsSummary(target.declaration);
-            const all = [SECRET, NAME, OWNER, SUMMARY, ...(vectors ? [VECTOR_MARK] : [])];
+            const all = [
+              SECRET,
+              NAME,
+              OWNER,
+              SUMMARY,
+              ...(vectors ? [VECTOR_MARK] : []),
+              ...(items ? [ITEM_MARK] : []),
+            ];
             const words = all.filter((text) => !(kept && text === SUMMARY));
             for (const text of all) {
               assert.ok((await instance.traces(text)) > 0, `the storage holds ${text} before the erasure`);
@@ -240,6 +263,10 @@ export function runPrivacyContract(api: TestApi, target: PrivacyTarget): void {
             assert.equal((await manager.getHistory(keptId)).length, 1);
             if (hasContextStorage(instance.store)) {
               assert.equal(await instance.store.blocks.getBlock(`scratch-${keptId}`), "kept scratch");
+            }
+            if (items) {
+              assert.deepEqual(await itemValues(instance.store, OWNER), [], "the owner's items are gone");
+              assert.equal((await itemValues(instance.store, "keeper")).length, 3, "the kept owner's stay");
             }
           } finally {
             await instance.close();

@@ -17,6 +17,7 @@ import { SessionManager } from "../../manager/manager.js";
 import type { Keyring } from "../../store/crypto/keyring.js";
 import { msg } from "../contract/harness.js";
 import { seedCheckpoints, writeCheckpoints } from "./checkpoints.js";
+import { itemValues, itemWrites, writeItems } from "./items.js";
 
 /** What a refused write would have stored in clear: it must be in no byte of the store. */
 export const CLEAR = "zqxwouldbeclearq";
@@ -40,8 +41,8 @@ export function keyless(): { name: string; keyring: Keyring | undefined }[] {
 }
 
 /**
- * Alice (with a key) gets a session with a message, a summary, a block, an entry, a finished stream, and a fact of
- * hers and one of her session.
+ * Alice (with a key) gets a session with a message, a summary, a block, an entry, a finished stream, a fact of
+ * hers and one of her session, and LangGraph store items.
  */
 export async function seedAlice(store: RegistryCapableStore): Promise<string> {
   const { id } = await SessionManager.create(store).create(`alice chat ${ALICE_SECRET}`, { owner: "alice" });
@@ -63,6 +64,7 @@ export async function seedAlice(store: RegistryCapableStore): Promise<string> {
     await store.facts.add({ owner: "alice" }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
     await store.facts.add({ sessionId: id }, [{ ...fact(id, `fact ${ALICE_SECRET}`), id: "f0" }]);
   }
+  await writeItems(store, "alice", `item ${ALICE_SECRET}`);
   return id;
 }
 
@@ -91,6 +93,8 @@ export function writesOf(store: RegistryCapableStore, alice: string, text: strin
     ...contextWrites(store, alice, text),
     ...factWrites(store, alice, text),
     ...otherWrites(store, alice, text),
+    // Her store items (a read is refused as well: it opens what it returns).
+    ...itemWrites(store, "alice", text),
   );
   return writes;
 }
@@ -248,6 +252,11 @@ export async function assertUntouched(store: RegistryCapableStore, alice: string
   assert.ok(history.includes(ALICE_SECRET) && !history.includes(CLEAR), history);
   assert.equal((await session.getCompactions()).length, 1);
   assert.equal((await store.registry.get(alice))?.name, `alice chat ${ALICE_SECRET}`);
+  const items = await itemValues(store, "alice");
+  assert.ok(
+    items.every((value) => value.includes(ALICE_SECRET) && !value.includes(CLEAR)),
+    items.join(),
+  );
   if (!hasContextStorage(store)) return;
   assert.equal(await store.blocks.getBlock(`memory_${alice}`), `block ${ALICE_SECRET}`);
   assert.equal(await store.entries.countEntries(`facts_${alice}`), 1);

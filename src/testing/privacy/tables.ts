@@ -8,8 +8,10 @@
  * A tied table missing after the seed fails as well, unless the declaration says it is made only by an optional
  * feature (`madeBy`: the change log, the embedder, sqlite-vec) that the target does not list as on (its `features`):
  * a missing table is never taken for a reached one. A table declared `erasureFills` (a queue only an erasure writes,
- * the purge drains) must be there but need not gain rows from the seed. Tables tied by owner hold an encrypted
- * owner's key rows, which the contract's stores (no keyring) never write; the encryption tests erase those.
+ * the purge drains) must be there but need not gain rows from the seed. A table tied by owner that holds content (a
+ * LangGraph store's items) is counted likewise on the paths that erase the owner (`ownerWide`: eraseOwner, eraseAll),
+ * the seed writing the owner's rows there; the other tables tied by owner hold an encrypted owner's key rows, which
+ * the contract's stores (no keyring) never write, and the encryption tests erase those.
  */
 import assert from "node:assert/strict";
 import type { OwnerDataDeclaration, OwnerDataFeature } from "../../store/owner-data.js";
@@ -23,10 +25,14 @@ export interface CountedTable {
   except?: Readonly<Record<string, string>>;
 }
 
-/** The declared tables erasure must reach, for a test to count before and after. */
-export function erasedTables(declaration: OwnerDataDeclaration): CountedTable[] {
+/** An owner's content kept by owner, not by session: reached by the erasures of the owner only. */
+const byOwner = (t: OwnerDataDeclaration[number]) =>
+  t.tie === "owner" && Object.values(t.columns).includes("content");
+
+/** The declared tables erasure must reach (`ownerWide`: an erasure of the owner), to count before and after. */
+export function erasedTables(declaration: OwnerDataDeclaration, ownerWide = false): CountedTable[] {
   return declaration
-    .filter((t) => REACHED.has(t.tie))
+    .filter((t) => REACHED.has(t.tie) || (ownerWide && byOwner(t)))
     .map((t) => (t.erasureWrites ? { table: t.table, except: t.erasureWrites } : { table: t.table }));
 }
 
@@ -35,17 +41,19 @@ export type RowCounts = (tables: readonly CountedTable[]) => Promise<Record<stri
 
 /**
  * The two checks, or undefined when the target gives no declaration; call it once the kept session is written.
- * `features` are the optional features the target's stores have on (a table made by another may be missing).
+ * `features` are the optional features the target's stores have on (a table made by another may be missing);
+ * `ownerWide`: the erasure is of the owner, so its tables by owner count too.
  */
 export async function tableReach(
   declaration: OwnerDataDeclaration | undefined,
   instance: { rowCounts?: RowCounts | undefined },
   features: readonly OwnerDataFeature[] = [],
+  ownerWide = false,
 ): Promise<{ seeded(): Promise<void>; erased(byDelete: boolean): Promise<void> } | undefined> {
   if (!declaration) return undefined;
   const count = instance.rowCounts;
   assert.ok(count, "a target with a declaration counts its tables' rows (rowCounts)");
-  const tables = erasedTables(declaration);
+  const tables = erasedTables(declaration, ownerWide);
   const baseline = await count(tables);
   const optional = new Set(
     declaration.filter((t) => t.madeBy && !features.includes(t.madeBy)).map((t) => t.table),
