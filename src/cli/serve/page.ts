@@ -26,6 +26,7 @@ main { display: grid; grid-template-columns: 260px 1fr; height: calc(100vh - 44p
 #sessions button { display: block; width: 100%; text-align: left; padding: 8px 12px; border: 0;
   border-bottom: 1px solid var(--line); background: none; cursor: pointer; font: inherit; }
 #sessions button:hover, #sessions button.selected { background: #eef2ff; }
+#sessions > p { margin: 0; padding: 8px 12px; }
 .muted { color: var(--muted); font-size: 12px; }
 .tag { font-size: 11px; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; margin-left: 4px; }
 #detail { overflow: auto; padding: 12px 16px; }
