@@ -27,7 +27,7 @@ export interface StoredSummary {
   sealed: string | null;
   /** Sealed: the owner's key check it was sealed under, which its write requires (key-guard.ts) as a message's. */
   guard?: KeyGuard | undefined;
-  /** In clear in a keyring store on one server: the owner found, which its write requires as a message's. */
+  /** In clear in a keyring store: the owner found, which its write requires as a message's. */
   clear?: ClearGuard | undefined;
 }
 
@@ -49,8 +49,8 @@ export async function storedSummary(
     return { sealed, owner: sealed === null ? k.ownerOf(sessionId) : null };
   });
   if (value.sealed !== null) return { content: value.sealed, json: false, sealed: value.sealed, guard };
-  // Guarded as a message in clear is, on one server (a cluster's clear writes carry no guard: stored-form.ts).
-  const clear = t.layout.guardsInside ? keys.noteClear(sessionId, value.owner) : undefined;
+  // Guarded as a message in clear is (stored-form.ts).
+  const clear = keys.noteClear(sessionId, value.owner);
   return { ...encodeContent(summary), sealed: null, clear };
 }
 

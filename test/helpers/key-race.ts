@@ -8,8 +8,9 @@ import type { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import type { KeyRace } from "../../src/testing/privacy/key-race.js";
 
-// A statement that writes (not a look-up, which only reads).
-const WRITES = /\b(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+// A statement that writes (not a look-up, which only reads): on Citus also the routed append's delegated call and the
+// owner guard a write in clear calls before it in its transaction (postgres/citus/).
+const WRITES = /\b(INSERT|UPDATE|DELETE|REPLACE|agent_append_v\d+|agent_owner_guard_v\d+)\b/i;
 
 /**
  * SQLite: `plain` (no keyring) holds its next write transaction, or its next write statement outside one, until
