@@ -9,7 +9,7 @@ import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
-import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
+import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
@@ -341,6 +341,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 24, statements: factSourceIndexSql },
   // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: factSealedColumnSql },
+  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
+  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
+  { version: 26, statements: () => [], run: forgetDanglingFacts },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

@@ -3,7 +3,13 @@ import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
-import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
+import {
+  addFactSealedColumn,
+  FACT_INDEX_MERGE,
+  FACT_SOURCE_INDEX,
+  FACT_TABLES,
+  forgetDanglingFacts,
+} from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
@@ -267,6 +273,9 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 25, statements: [], run: addFactSealedColumn },
   // The fact index kept in few segments, so a search reads few (facts.ts).
   { version: 26, statements: FACT_INDEX_MERGE },
+  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
+  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
+  { version: 27, statements: [], run: forgetDanglingFacts },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -178,6 +178,13 @@ export function postgresFacts(t: FactTables): FactStatements {
            AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}${lock ? " FOR KEY SHARE OF m" : ""}`,
         [sessionId, ids],
       ),
+    sourceSessions: (after, limit) =>
+      query(`SELECT DISTINCT session_id FROM ${sources} WHERE session_id > $1 ORDER BY session_id LIMIT $2`, [
+        after ?? "",
+        limit,
+      ]),
+    sourceMessages: (sessionId) =>
+      query(`SELECT DISTINCT message_id FROM ${sources} WHERE session_id = $1`, [sessionId]),
     mark: (sessionId) =>
       query(`SELECT through, holder, lease_until, failures FROM ${marks} WHERE session_id = $1`, [sessionId]),
     claim: (sessionId, holder, now, until) => query(claimSql(t), [sessionId, holder, until, now]),
