@@ -15,6 +15,7 @@ import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten, Written } from "../store/written.js";
+import { importKey } from "./clear-owners.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -147,15 +148,15 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
 
 /**
  * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its owner and
- * check read again, not taken from this process's cache: the rows carry no guard), then the form of each message
- * without a statement.
+ * check read again, not taken from this process's cache: the rows carry no guard; in clear, the owner held without
+ * a key until the batch commits, clear-owners.ts), then the form of each message without a statement.
  */
 export async function formsOf(
   query: Query,
   t: KeyedTables,
   sessionId: string,
 ): Promise<(messageId: string, json: string) => StoredForm> {
-  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
+  const key = await importKey(query, t, sessionId);
   if (!key) return (_id, json) => clearForm(json);
   return (id, json) =>
     sealedForm(json, {

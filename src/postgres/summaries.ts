@@ -13,6 +13,7 @@ import { type CompactionRow, toStoredCompaction } from "../store/compactions.js"
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
+import { importKey } from "./clear-owners.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
@@ -57,14 +58,14 @@ export async function storedSummary(
 /**
  * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key (its
  * owner and check read again, not taken from this process's cache: the rows carry no guard, as stored-form.ts
- * formsOf's), then each summary's form without a statement.
+ * formsOf's; in clear, the owner held without a key, clear-owners.ts), then each summary's form without a statement.
  */
 export async function summaryForms(
   query: Query,
   t: KeyedTables,
   sessionId: string,
 ): Promise<(overlayId: string, summary: string) => StoredSummary> {
-  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
+  const key = await importKey(query, t, sessionId);
   if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
   return (id, summary) => {
     const sealed = encode("overlay", key, { sessionId, id }, summary);
