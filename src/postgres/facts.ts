@@ -16,6 +16,7 @@ import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { PostgresFactVectors } from "../sql/fact-vectors/postgres.js";
+import { forgetDanglingSources } from "../sql/facts/dangling.js";
 import { factTables, postgresFacts, sourcedSql } from "../sql/facts/postgres.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { FactFilter } from "../store/facts.js";
@@ -84,6 +85,14 @@ export function factSourceIndexSql(t: Tables): string[] {
  */
 export function factSealedColumnSql(t: Tables): string[] {
   return [`ALTER TABLE ${factTables(t).facts} ADD COLUMN IF NOT EXISTS sealed_chars integer`];
+}
+
+/**
+ * Migration 26: the sources a fact stored before every write checked them names a message not stored by go, and a
+ * fact left without one (sql/facts/dangling.ts).
+ */
+export async function forgetDanglingFacts(query: Query, t: Tables): Promise<void> {
+  await runProgram(query, forgetDanglingSources(postgresFacts(t)));
 }
 
 /** Postgres's facts (see the module comment). */

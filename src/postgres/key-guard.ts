@@ -11,14 +11,20 @@
  */
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
-import { type Guarded, guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
+import {
+  type Guarded,
+  guardParams,
+  guardSql,
+  ownerGuardFunction,
+} from "../sql/engines/postgres/owner-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 
 /**
  * On a cluster, whether the guard of a write without it inside ({@link guardInside}) lets the write through: a
- * routed statement of its own, run in the write's transaction so that the locks it takes hold until the write
- * commits; true without a statement for a write that relies on no key check.
+ * statement of its own, run in the write's transaction so that the locks it takes hold until the write commits (a
+ * write in clear: the coordinator's owner guard function, which holds the owner's lock shared against a first key
+ * recorded meanwhile); true without a statement for a write that relies on nothing (no keyring).
  */
 export async function clusterGuardPasses(
   query: Query,
@@ -27,6 +33,11 @@ export async function clusterGuardPasses(
   form: Guarded,
 ): Promise<boolean> {
   if (!reliesOnGuard(t, form)) return true;
+  if (form.clear) {
+    const sql = `SELECT ${ownerGuardFunction(t)}($1::text, NULL, $2::text) AS keyed`;
+    const [row] = await query<{ keyed: boolean }>(sql, [form.clear.ownerHash, sessionId]);
+    return row?.keyed !== false;
+  }
   const guard = guardParams(t, form);
   const { ctes } = guardSql(t, 2, "$1::text");
   const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed FROM gd`;
@@ -34,9 +45,12 @@ export async function clusterGuardPasses(
   return row?.keyed !== false;
 }
 
-/** Whether a write of `form` relies on a key check its guard compares (a cluster's write then needs a transaction). */
+/**
+ * Whether a write of `form` relies on what its look-up found (a key check, or an owner in clear): a cluster's
+ * write then needs a transaction.
+ */
 export const reliesOnGuard = (t: KeyedTables, form: Guarded): boolean =>
-  guardParams(t, form).some((value) => value !== null);
+  t.keys !== undefined && (form.guard !== undefined || form.clear !== undefined);
 
 // A write refused by its guard more often than this means the owner's key keeps changing under it.
 const MAX_RESEALS = 3;
@@ -90,12 +104,12 @@ export async function guardedKey(
 ): Promise<Guarded & { key: Uint8Array | null }> {
   const keys = t.keys;
   if (!keys) return { key: null };
-  const clear = t.layout.guardsInside ? keys.knownClear(sessionId) : undefined;
+  const clear = keys.knownClear(sessionId);
   if (clear) return { key: null, clear };
   const { value, guard } = await keys.guarded(query, (k) => {
     const key = k.keyFor(sessionId, true, where);
     return { key, owner: key ? null : k.ownerOf(sessionId) };
   });
   if (value.key) return { key: value.key, guard };
-  return t.layout.guardsInside ? { key: null, clear: keys.noteClear(sessionId, value.owner) } : { key: null };
+  return { key: null, clear: keys.noteClear(sessionId, value.owner) };
 }

@@ -7,6 +7,7 @@
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import { ownerHashSql } from "../sql/engines/postgres/fts.js";
+import { ownerLockSql } from "../sql/engines/postgres/owner-guard.js";
 import { beginRotation, readRotation } from "../sql/rekey/postgres-rotation.js";
 import type { KeyRecords } from "../store/crypto/content-keys.js";
 import { ownerHash } from "../store/owner.js";
@@ -172,11 +173,13 @@ export async function loadMiss(
     return;
   }
   // Another process may record the owner's first check at the same time: the row that won is the answer (read
-  // again when this statement's snapshot missed a concurrent insert it waited for).
+  // again when this statement's snapshot missed a concurrent insert it waited for). Under the owner's lock,
+  // exclusive: on a cluster a write in clear of the owner holds it shared from its check to its commit
+  // (sql/engines/postgres/owner-guard.ts ownerGuardFunction), so the key is recorded after it or seen by it.
   const [hash, check] = need.record;
   const [row] = await query<{ key_check: string }>(
-    `WITH ins AS (
-       INSERT INTO ${t.ownerKeys} (owner_hash, key_check) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING key_check)
+    `WITH l AS (SELECT ${ownerLockSql("$1::text", false)}::text AS locked), ins AS (
+       INSERT INTO ${t.ownerKeys} (owner_hash, key_check) SELECT $1, $2 FROM l ON CONFLICT DO NOTHING RETURNING key_check)
      SELECT key_check FROM ins UNION ALL SELECT key_check FROM ${t.ownerKeys} WHERE owner_hash = $1`,
     [hash, check],
   );

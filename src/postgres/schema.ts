@@ -11,7 +11,7 @@ import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
-import { factSealedColumnSql, factSourceIndexSql, factTablesSql } from "./facts.js";
+import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
 import { indexChangeLog } from "./feed/append-log.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
@@ -347,6 +347,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 26, statements: checkpointTablesSql },
   // A LangGraph store's items, each its owner's (sql/graph-store/).
   { version: 27, statements: graphItemTablesSql },
+  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
+  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
+  { version: 28, statements: () => [], run: forgetDanglingFacts },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

@@ -88,7 +88,7 @@ async function sealingKey(
   if (!guarded) return { key: seal };
   // A row of an owner (recorded so, or named by its key): its statement requires the owner's key to be still as
   // found (store/crypto/write-guard.ts), so a first key another process records meanwhile refuses it.
-  return { key: seal, ...guardedOf(t, ownerGuard(owner === null ? null : ownerHash(owner), seal)) };
+  return { key: seal, ...guardedOf(ownerGuard(owner === null ? null : ownerHash(owner), seal)) };
 }
 
 // The row's owner (the session's cached one, else as the row names it) and the key that seals its writes.

@@ -128,7 +128,7 @@ async function writeStep(
   const only = prepared.length === 1 ? prepared[0] : undefined;
   if (only && step.parentId === undefined && !step.block) {
     // Sealed (an encrypted owner's) or offloaded as every write is (stored-form.ts).
-    const stored = await messageForm(executor.query, t, step.sessionId, only.message, only.json, true);
+    const stored = await messageForm(executor.query, t, step.sessionId, only.message, only.json);
     if (stored.attachments.length === 0) {
       return writeSingle(executor, t, step, check, usage, only.message, only.json, stored.form, log);
     }

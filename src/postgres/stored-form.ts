@@ -15,6 +15,7 @@ import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal
 import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
 import { contentHash } from "../store/write-policy.js";
 import type { RowWritten, Written } from "../store/written.js";
+import { importKey } from "./clear-owners.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
@@ -30,7 +31,7 @@ export interface StoredForm {
    */
   guard?: KeyGuard | undefined;
   /**
-   * Content in clear in a store with a keyring (one server): the session's owner found with no recorded key check
+   * Content in clear in a store with a keyring: the session's owner found with no recorded key check
    * (or none), which the write requires to be still so (key-guard.ts); refused, it is looked up again.
    */
   clear?: ClearGuard | undefined;
@@ -50,27 +51,19 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
 
 /**
  * The guard of a write in clear of `sessionId` that reads nothing (a write of this process found the session in
- * clear, sealing.ts knownClear), or undefined: not on a cluster, whose routed append carries no guard.
+ * clear, sealing.ts knownClear), or undefined.
  */
-function knownClear(t: KeyedTables, sessionId: string, routed: boolean): ClearGuard | undefined {
-  return t.layout.guardsInside || routed ? t.keys?.knownClear(sessionId) : undefined;
+function knownClear(t: KeyedTables, sessionId: string): ClearGuard | undefined {
+  return t.keys?.knownClear(sessionId);
 }
 
 /**
- * The JSON in clear, guarded by the owner `owner` the look-up found: on one server, and on a cluster for an append
- * (`routed`: its delegated call checks the guard, citus/append-function.ts).
+ * The JSON in clear, guarded by the owner `owner` the look-up found (on a cluster an append's delegated call checks
+ * the guard, citus/append-function.ts; other writes call the coordinator's owner guard, owner-guard.ts).
  */
-function lookedUpClear(
-  t: KeyedTables,
-  sessionId: string,
-  json: string,
-  owner: string | null,
-  routed: boolean,
-): StoredForm {
+function lookedUpClear(t: KeyedTables, sessionId: string, json: string, owner: string | null): StoredForm {
   const form = clearForm(json);
-  return t.keys && (t.layout.guardsInside || routed)
-    ? { ...form, clear: t.keys.noteClear(sessionId, owner) }
-    : form;
+  return t.keys ? { ...form, clear: t.keys.noteClear(sessionId, owner) } : form;
 }
 
 /**
@@ -88,7 +81,7 @@ export async function storedForm(
 ): Promise<StoredForm> {
   const { keys } = t;
   if (!keys) return clearForm(json);
-  const clear = knownClear(t, sessionId, false);
+  const clear = knownClear(t, sessionId);
   if (clear) return { ...clearForm(json), clear };
   const { value, guard } = await keys.guarded(query, (k) => {
     if (pointers && k.keyFor(sessionId)) refusePayloadPointer(sessionId, json);
@@ -96,7 +89,7 @@ export async function storedForm(
     return { sealed, owner: sealed ? null : k.ownerOf(sessionId) };
   });
   if (value.sealed) return sealedForm(json, value.sealed, guard);
-  return lookedUpClear(t, sessionId, json, value.owner, false);
+  return lookedUpClear(t, sessionId, json, value.owner);
 }
 
 /** A message ready for its row: its stored form and the payloads offloaded from it. */
@@ -116,13 +109,12 @@ export async function messageForm(
   sessionId: string,
   message: SessionMessage,
   json: string,
-  routed = false,
 ): Promise<MessageForm> {
   const { keys } = t;
   let offloaded: Offloaded | undefined;
   // Known in clear: no look-up, unless payloads are offloaded (a refused guard seals the JSON its form holds, which
   // must then be the message's whole JSON; see key-guard.ts resealed).
-  const clear = knownClear(t, sessionId, routed);
+  const clear = knownClear(t, sessionId);
   if (clear) {
     offloaded = offloadMessage(message, json);
     if (offloaded.attachments.length === 0)
@@ -140,7 +132,7 @@ export async function messageForm(
   if (value.sealed) return { form: sealedForm(json, value.sealed, guard), attachments: [] };
   offloaded ??= offloadMessage(message, json);
   const { content, attachments } = offloaded;
-  const form = lookedUpClear(t, sessionId, content, value.owner, routed);
+  const form = lookedUpClear(t, sessionId, content, value.owner);
   return { form: attachments.length === 0 ? form : clearForm(content), attachments };
 }
 
@@ -156,15 +148,15 @@ export function searchVector(text: string, sessionId: string, form: StoredForm):
 
 /**
  * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its owner and
- * check read again, not taken from this process's cache: the rows carry no guard), then the form of each message
- * without a statement.
+ * check read again, not taken from this process's cache: the rows carry no guard; in clear, the owner held without
+ * a key until the batch commits, clear-owners.ts), then the form of each message without a statement.
  */
 export async function formsOf(
   query: Query,
   t: KeyedTables,
   sessionId: string,
 ): Promise<(messageId: string, json: string) => StoredForm> {
-  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
+  const key = await importKey(query, t, sessionId);
   if (!key) return (_id, json) => clearForm(json);
   return (id, json) =>
     sealedForm(json, {
@@ -226,7 +218,6 @@ export async function writeWithAttachments<T extends object>(
   write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
 ): Promise<Written<T>> {
   // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
-  // A new row is an append (on a cluster the delegated call, which checks a clear guard): `!replaces`.
-  const stored = await messageForm(executor.query, t, sessionId, message, json, !replaces);
+  const stored = await messageForm(executor.query, t, sessionId, message, json);
   return writeStored(executor, t, sessionId, stored, replaces, write);
 }

@@ -13,6 +13,7 @@ import { type CompactionRow, toStoredCompaction } from "../store/compactions.js"
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
+import { importKey } from "./clear-owners.js";
 import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
@@ -27,7 +28,7 @@ export interface StoredSummary {
   sealed: string | null;
   /** Sealed: the owner's key check it was sealed under, which its write requires (key-guard.ts) as a message's. */
   guard?: KeyGuard | undefined;
-  /** In clear in a keyring store on one server: the owner found, which its write requires as a message's. */
+  /** In clear in a keyring store: the owner found, which its write requires as a message's. */
   clear?: ClearGuard | undefined;
 }
 
@@ -49,22 +50,22 @@ export async function storedSummary(
     return { sealed, owner: sealed === null ? k.ownerOf(sessionId) : null };
   });
   if (value.sealed !== null) return { content: value.sealed, json: false, sealed: value.sealed, guard };
-  // Guarded as a message in clear is, on one server (a cluster's clear writes carry no guard: stored-form.ts).
-  const clear = t.layout.guardsInside ? keys.noteClear(sessionId, value.owner) : undefined;
+  // Guarded as a message in clear is (stored-form.ts).
+  const clear = keys.noteClear(sessionId, value.owner);
   return { ...encodeContent(summary), sealed: null, clear };
 }
 
 /**
  * The summaries' columns of a batch of `sessionId`'s overlays (an import): one look-up of the session's key (its
  * owner and check read again, not taken from this process's cache: the rows carry no guard, as stored-form.ts
- * formsOf's), then each summary's form without a statement.
+ * formsOf's; in clear, the owner held without a key, clear-owners.ts), then each summary's form without a statement.
  */
 export async function summaryForms(
   query: Query,
   t: KeyedTables,
   sessionId: string,
 ): Promise<(overlayId: string, summary: string) => StoredSummary> {
-  const key = (await t.keys?.guarded(query, (k) => k.keyFor(sessionId), true))?.value;
+  const key = await importKey(query, t, sessionId);
   if (!key) return (_id, summary) => ({ ...encodeContent(summary), sealed: null });
   return (id, summary) => {
     const sealed = encode("overlay", key, { sessionId, id }, summary);

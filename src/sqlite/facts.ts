@@ -15,6 +15,7 @@ import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { SqliteFactVectors } from "../sql/fact-vectors/sqlite.js";
+import { forgetDanglingSources } from "../sql/facts/dangling.js";
 import { addSource, type StoredFact, storedFacts } from "../sql/facts/reads.js";
 import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "../sql/facts/sqlite.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
@@ -88,6 +89,14 @@ export function addFactSealedColumn(driver: SqlDriver): void {
   const columns = driver.column<string>("SELECT name FROM pragma_table_info('agent_facts')");
   if (!columns.includes("sealed_chars"))
     driver.run("ALTER TABLE agent_facts ADD COLUMN sealed_chars INTEGER");
+}
+
+/**
+ * Migration 27: the sources a fact stored before every write checked them names a message not stored by go, and a
+ * fact left without one (sql/facts/dangling.ts).
+ */
+export function forgetDanglingFacts(driver: SqlDriver): void {
+  runProgram(driver, forgetDanglingSources(sqliteFacts));
 }
 
 /** SQLite's facts (see the module comment). */

@@ -5,7 +5,13 @@ import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
-import { addFactSealedColumn, FACT_INDEX_MERGE, FACT_SOURCE_INDEX, FACT_TABLES } from "./facts.js";
+import {
+  addFactSealedColumn,
+  FACT_INDEX_MERGE,
+  FACT_SOURCE_INDEX,
+  FACT_TABLES,
+  forgetDanglingFacts,
+} from "./facts.js";
 import { indexChangeLog } from "./feed/change-log.js";
 import { isReadonlyError } from "./search/indexing.js";
 import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
@@ -273,6 +279,9 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 27, statements: CHECKPOINT_TABLES },
   // A LangGraph store's items, each its owner's (sql/graph-store/).
   { version: 28, statements: GRAPH_ITEM_TABLES },
+  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
+  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
+  { version: 29, statements: [], run: forgetDanglingFacts },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -8,8 +8,12 @@ import type { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import type { KeyRace } from "../../src/testing/privacy/key-race.js";
 
-// A statement that writes (not a look-up, which only reads).
-const WRITES = /\b(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+// A statement that writes (not a look-up, which only reads): on Citus also the routed append's delegated call and the
+// owner guard a write in clear calls before it in its transaction (postgres/citus/).
+const WRITES = /\b(INSERT|UPDATE|DELETE|REPLACE|agent_append_v\d+|agent_owner_guard_v\d+)\b/i;
+// The owner's lock a bulk write in clear takes before its rows (postgres/clear-owners.ts), and a key look-up.
+const LOCKS = /pg_advisory_xact_lock_shared/;
+const LOOK_UP = /agent_owner_keys/;
 
 /**
  * SQLite: `plain` (no keyring) holds its next write transaction, or its next write statement outside one, until
@@ -49,8 +53,8 @@ export function sqliteRace(plain: SqliteStore, keyed: SqliteStore, owner: string
 
 /**
  * Postgres over a pg pool: a store without a keyring, over a wrapper of `pool`, whose next write statement (in a
- * transaction or not) waits until a store opened with `keyring` registered a named session of `owner` (its first
- * sealed write: the name is sealed, the key recorded) and committed.
+ * transaction or not; `afterLookUp`: the first after its next key look-up) waits until a store opened with `keyring`
+ * registered a named session of `owner` (its first sealed write: the name is sealed, the key recorded) and committed.
  */
 export async function postgresRace(
   pool: pg.Pool,
@@ -59,6 +63,7 @@ export async function postgresRace(
   owner: string,
 ): Promise<KeyRace> {
   let armed = false;
+  let waitLookUp = false;
   const fire = async () => {
     if (!armed) return;
     armed = false;
@@ -73,7 +78,10 @@ export async function postgresRace(
     (queryable: { query: (...args: unknown[]) => unknown }) =>
     async (...args: unknown[]) => {
       const first = args[0] as string | { text: string };
-      if (WRITES.test(typeof first === "string" ? first : first.text)) await fire();
+      const sql = typeof first === "string" ? first : first.text;
+      // A bulk write's lock of the owner is where its guard starts, whether or not it looked the key up first.
+      if (LOCKS.test(sql) || (WRITES.test(sql) && !waitLookUp)) await fire();
+      if (armed && LOOK_UP.test(sql)) waitLookUp = false;
       return queryable.query(...args);
     };
   const wrapped = new Proxy(pool, {
@@ -98,8 +106,9 @@ export async function postgresRace(
   const store = await PostgresStore.open(wrapped, options);
   return {
     store,
-    arm: () => {
+    arm: (afterLookUp) => {
       armed = true;
+      waitLookUp = afterLookUp === true;
     },
   };
 }

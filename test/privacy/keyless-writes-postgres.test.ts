@@ -65,13 +65,8 @@ for (const [label, reason, poolOf, distributed] of [
           traces: async (text) =>
             total(await (distributed ? markersOnCluster : markersInRelations)(pool, schema, text)),
           rowsHolding: postgresRowsHolding(pool, schema),
-          // On one server; a cluster's writes in clear carry no guard but an append's (docs/PRIVACY.md).
-          ...(distributed
-            ? {}
-            : {
-                race: (keyring: Keyring, owner: string) =>
-                  postgresRace(pool, { schema, changeLog: true }, keyring, owner),
-              }),
+          race: (keyring: Keyring, owner: string) =>
+            postgresRace(pool, { schema, distributed, changeLog: true }, keyring, owner),
           close: () => dropSchema(pool, schema),
         };
       },

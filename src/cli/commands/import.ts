@@ -11,6 +11,7 @@ import { requireTransfer } from "../inspect/sessions.js";
 import { counted } from "../output.js";
 import { startProgress } from "../progress.js";
 import { checkImport } from "../transfer/check.js";
+import type { DanglingReport } from "../transfer/dangling.js";
 import { decodeHeader } from "../transfer/format.js";
 import { type ImportSummary, readImport } from "../transfer/import.js";
 import { DEFAULT_MAX_LINE_BYTES, readLines } from "../transfer/lines.js";
@@ -97,7 +98,13 @@ export const importCommand: Command = {
         const step = (bytes: number) => bar.increment(bytes);
         // Nothing is written unless the whole file passes the check: a refused file leaves the store as it was.
         const plan = await checkImport(store, read, { trustPrompts, skipUnreadable }, step);
-        const result = await readImport(store, read(), step, skipUnreadable ? plan : undefined);
+        const result = await readImport(
+          store,
+          read(),
+          step,
+          skipUnreadable ? plan : undefined,
+          plan.dangling,
+        );
         summary = { database: location, ...result };
       } finally {
         bar.stop();
@@ -113,6 +120,7 @@ export const importCommand: Command = {
           "find them and retention does not keep them; export them again with this version to carry both\n",
       );
     }
+    if (summary.dangling) io.stderr.write(danglingWarning(summary.dangling));
     if (out.json) return out.result(summary);
     const { sessions, messages, compactions, rows, facts, database, unreadable } = summary;
     await out.line(
@@ -130,3 +138,13 @@ export const importCommand: Command = {
     }
   },
 };
+
+// Once, whatever the output: what a store written before facts' sources were checked exported, left out.
+function danglingWarning({ sources, facts, named }: DanglingReport): string {
+  const examples = named.map((n) => `fact "${n.fact}" → message "${n.message}" of session "${n.session}"`);
+  return (
+    `warning: ${counted(sources, "fact source")} named messages neither stored nor in the file (an export of a store ` +
+    `written before facts' sources were checked): they were left out, and ${counted(facts, "fact")} left with no ` +
+    `source ${facts === 1 ? "was" : "were"} not imported${examples.length > 0 ? `; ${examples.join(", ")}${sources > examples.length ? ", …" : ""}` : ""}\n`
+  );
+}

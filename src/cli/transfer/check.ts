@@ -71,7 +71,7 @@ export async function checkImport(
   let current: Current | undefined;
   let end: ExportCounts | undefined;
   const plan = new UnreadablePlan();
-  const sources = new FactSourceCheck(read);
+  const sources = new FactSourceCheck(read, plan.dangling);
   const owners = hasFactStore(store) ? new FactOwnerCheck(store) : undefined;
   if (!(await records.next())) throw new CliError("the file is empty", "INVALID_FILE");
   const stored = async (sessionId: string, id: string) =>
@@ -110,7 +110,8 @@ export async function checkImport(
         }
       } else if (record.type === "fact") {
         // The store's own check of the fact, its owner's key, its sources (each a message stored or earlier in the
-        // file), and that they are its owner's sessions.
+        // file, else noted as dangling: the write pass leaves it out, dangling.ts), and that the sources kept are its
+        // owner's sessions.
         if (!owners) throw noFactStore(records.line);
         const [fact] = parseImportedFacts([record.fact]);
         await owners.writable(fact!, records.line);
@@ -124,14 +125,11 @@ export async function checkImport(
           // A session the store held nothing of has no stored message; one the file does not bring has no other.
           const isFresh = fresh.get(sessionId);
           if (isFresh !== true && (await store.session(sessionId).getMessage(messageId)) !== null) continue;
-          if (isFresh === undefined) {
-            fail(
-              `fact ${JSON.stringify(fact!.id)} names message ${JSON.stringify(messageId)} of session ${JSON.stringify(sessionId)}, which is neither stored nor in the file`,
-            );
-          }
-          await sources.need(sessionId, messageId, records.line, fact!.id);
+          if (isFresh === undefined) plan.dangling.note(sessionId, messageId);
+          else await sources.need(sessionId, messageId, records.line, fact!.id);
         }
-        await owners.registered(fact!, fail);
+        const kept = fact!.sources.filter((s) => !plan.dangling.has(s.sessionId, s.messageId));
+        await owners.registered({ ...fact!, sources: kept }, fail);
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(

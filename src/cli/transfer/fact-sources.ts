@@ -1,13 +1,13 @@
 /**
  * The import check pass's look at a fact's sources (check.ts): each must be a message the store holds or a readable
- * message earlier in the file, as the write pass requires (src/facts/import.ts), so a file that names another is
- * refused before anything is written. The check streams the file and keeps one session's ids at a time, and a
+ * message earlier in the file, as the write pass requires (src/facts/import.ts); one that is neither is noted
+ * (dangling.ts), and the write pass leaves it out. The check streams the file and keeps one session's ids at a time, and a
  * file's facts follow its sessions; so the sources the store does not hold are noted (at most
  * {@link MAX_PENDING_SOURCES} at once) and found by reading the file again up to the last fact that named one. A file
  * whose facts name more is read again once per that many sources: memory stays bounded, and no file is refused for
  * its size.
  */
-import { CliError } from "../errors.js";
+import type { DanglingSources } from "./dangling.js";
 import { Records } from "./import.js";
 
 /** The most fact sources noted at once before the file is read again to find them. */
@@ -27,6 +27,7 @@ export class FactSourceCheck {
 
   constructor(
     private readonly reread: () => AsyncIterable<string>,
+    private readonly dangling: DanglingSources,
     private readonly max = MAX_PENDING_SOURCES,
   ) {}
 
@@ -44,7 +45,7 @@ export class FactSourceCheck {
 
   /**
    * Reads the file again, up to the last fact that named a noted source, and finds each source among the readable
-   * messages before its fact; refuses the file (`INVALID_FILE`), naming the fact's line, when one is missing.
+   * messages before its fact; one missing is noted as dangling (the write pass leaves it out).
    */
   async verify(): Promise<void> {
     if (this.size === 0) return;
@@ -65,23 +66,9 @@ export class FactSourceCheck {
     } finally {
       await lines.return?.();
     }
-    this.refuseMissing();
-  }
-
-  // The earliest fact whose source was not found, if any.
-  private refuseMissing(): void {
-    let missing: [string, string, Need] | undefined;
-    for (const [sessionId, ids] of this.pending) {
-      for (const [messageId, need] of ids) {
-        if (missing === undefined || need.line < missing[2].line) missing = [sessionId, messageId, need];
-      }
-    }
-    if (missing === undefined) return;
-    const [sessionId, messageId, { line, factId }] = missing;
-    throw new CliError(
-      `line ${line}: fact ${JSON.stringify(factId)} names message ${JSON.stringify(messageId)} of session ` +
-        `${JSON.stringify(sessionId)}, which is neither stored nor a readable message earlier in the file`,
-      "INVALID_FILE",
-    );
+    for (const [sessionId, ids] of this.pending)
+      for (const messageId of ids.keys()) this.dangling.note(sessionId, messageId);
+    this.pending.clear();
+    this.size = 0;
   }
 }

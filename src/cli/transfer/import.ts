@@ -11,6 +11,7 @@ import { SessionError } from "../../errors.js";
 import { contentHashes } from "../../store/media/offload.js";
 import { importFactStream } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
+import type { DanglingReport, DanglingSources } from "./dangling.js";
 import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
 import type { UnreadablePlan, UnreadableSkipped } from "./unreadable.js";
 
@@ -31,6 +32,8 @@ export interface ImportSummary {
   ownerless: number;
   /** With a plan (`--skip-unreadable`): what was left out, per session that lost something. */
   unreadable?: UnreadableSkipped[];
+  /** Fact sources naming messages neither stored nor in the file, left out (dangling.ts); absent when none. */
+  dangling?: DanglingReport;
 }
 
 /** Decoded records with one record of look-ahead (a session's stream ends where the next record starts). */
@@ -140,10 +143,21 @@ async function* rowItems(records: Records, first: TransferRow): AsyncGenerator<T
   }
 }
 
-async function* factItems(records: Records, first: Fact): AsyncGenerator<Fact> {
-  yield first;
+// The facts from `first` on, without the dangling sources the store still lacks (and a fact left with none).
+async function* factItems(
+  records: Records,
+  first: Fact,
+  store: TransferCapableStore,
+  dangling: DanglingSources | undefined,
+): AsyncGenerator<Fact> {
+  const stored = async (sessionId: string, messageId: string) =>
+    (await store.session(sessionId).getMessage(messageId)) !== null;
+  const kept = (fact: Fact) => (dangling ? dangling.kept(fact, stored) : fact);
+  const head = await kept(first);
+  if (head) yield head;
   for (let next = await records.peek(); next?.type === "fact"; next = await records.peek()) {
-    yield next.fact;
+    const fact = await kept(next.fact);
+    if (fact) yield fact;
     await records.next();
   }
 }
@@ -168,12 +182,15 @@ function add(total: ImportCounts, part: ImportCounts): void {
  * this pass only meets files that passed it; its own checks remain for a file that changed in between (what came
  * before the problem is then imported, and importing the complete file afterwards finishes the job). `plan` (from
  * that check, with `--skip-unreadable`) leaves unreadable messages out; without it the store refuses them.
+ * `dangling` (from that check) leaves out the fact sources naming messages neither stored nor in the file; without
+ * it the store refuses them.
  */
 export async function readImport(
   store: TransferCapableStore,
   lines: AsyncIterable<string>,
   onBytes: (bytes: number) => void = () => {},
   plan?: UnreadablePlan,
+  dangling?: DanglingSources,
 ): Promise<ImportSummary> {
   const records = new Records(lines[Symbol.asyncIterator](), onBytes);
   const carried = new FileCarried(store);
@@ -206,7 +223,10 @@ export async function readImport(
         add(summary.rows, await store.transfer.importRows(rowItems(records, record.row)));
       } else if (record.type === "fact") {
         if (!hasFactStore(store)) throw noFactStore(records.line);
-        add(summary.facts, await importFactStream(store.facts, factItems(records, record.fact)));
+        add(
+          summary.facts,
+          await importFactStream(store.facts, factItems(records, record.fact, store, dangling)),
+        );
       } else if (record.type === "end") {
         end = record.counts;
       } else if (record.type === "header") {
@@ -229,6 +249,7 @@ export async function readImport(
       "the file ends without its end record: it was cut short (what came before was imported)",
       "INVALID_FILE",
     );
+  if (dangling && dangling.report.sources > 0) summary.dangling = dangling.report;
   const seen = records.seen;
   for (const key of Object.keys(end) as (keyof ExportCounts)[]) {
     if (end[key] !== seen[key]) {

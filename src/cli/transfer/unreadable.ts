@@ -1,6 +1,7 @@
 import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage } from "../../contract/transfer.js";
 import { CliError } from "../errors.js";
+import { DanglingSources } from "./dangling.js";
 
 /** The flag that imports a file without its unreadable messages. */
 export const SKIP_UNREADABLE_FLAG = "--skip-unreadable";
@@ -38,6 +39,8 @@ export function unreadableError(sessionId: string, messageId: string, line: numb
 export class UnreadablePlan {
   // Per session: each left-out message id → its nearest kept ancestor (null: none, its children become roots).
   private readonly skipped = new Map<string, Map<string, string | null>>();
+  /** The fact sources naming messages neither stored nor in the file, which the write pass leaves out. */
+  readonly dangling = new DanglingSources();
 
   /** Leaves a message out; its parent is earlier in the file or stored, so its own ancestor is already known. */
   skip(sessionId: string, message: TransferMessage): void {

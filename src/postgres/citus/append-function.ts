@@ -65,7 +65,7 @@ function functionName(t: Tables): string {
 }
 
 /** The function's signature as `regprocedure` reads it. */
-function signature(t: Tables): string {
+export function appendSignature(t: Tables): string {
   return `${functionName(t)}(${ARGUMENTS.join(", ")})`;
 }
 
@@ -84,7 +84,7 @@ function createSql(t: Tables): string {
     x.leaf_cum_tokens, x.leaf_spine_seq, x.leaf_spine_depth FROM ${t.heads} x WHERE x.session_id = %L FOR UPDATE$q$,
     $1) INTO hd;
   GET DIAGNOSTICS found_rows = ROW_COUNT;`;
-  return `CREATE OR REPLACE FUNCTION ${signature(t)}
+  return `CREATE OR REPLACE FUNCTION ${appendSignature(t)}
   RETURNS TABLE (r_seq bigint, r_leaf_id text, r_outcome text) LANGUAGE plpgsql
   SET plan_cache_mode = force_custom_plan AS $fn$
 DECLARE
@@ -163,7 +163,7 @@ export async function createAppendFunction(query: Query, t: Tables): Promise<voi
   await query(createSql(t));
   const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
   await query(
-    `SELECT create_distributed_function(${literal(signature(t))}, '$1', colocate_with => ${literal(t.heads)},
+    `SELECT create_distributed_function(${literal(appendSignature(t))}, '$1', colocate_with => ${literal(t.heads)},
       force_delegation => true)`,
   );
 }
@@ -171,7 +171,7 @@ export async function createAppendFunction(query: Query, t: Tables): Promise<voi
 /** Whether the store's append function exists (a store distributed by a release without it has none). */
 export async function hasAppendFunction(query: Query, t: Tables): Promise<boolean> {
   const [row] = await query<{ present: boolean }>("SELECT to_regprocedure($1) IS NOT NULL AS present", [
-    signature(t),
+    appendSignature(t),
   ]);
   return row?.present === true;
 }

@@ -13,7 +13,9 @@ import { knownIds } from "../../sql/context-records/postgres.js";
 import type { Executor, Query } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
+import { clearOwnersHold } from "../clear-owners.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
+import type { KeyedTables } from "../sealing.js";
 import { summaryForms } from "../summaries.js";
 
 // In the Citus layout an overlay names its session ($9) and its id is unique within the session only: Citus
@@ -106,8 +108,28 @@ const insertEntriesSql = statement(
 // A separator no label can hold (Postgres text cannot), so label and key pairs make unambiguous map keys.
 const entryKey = (label: string, key: string) => `${label}\u0000${key}`;
 
-/** Writes one run of rows of one kind; returns how many of them were new. */
-async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Promise<number> {
+/**
+ * Writes one run of rows of one kind; returns how many of them were new. In a store with a keyring, in a transaction
+ * that holds the owners of the rows written in clear without a key (clear-owners.ts): one that got a key since the
+ * look-up makes the run look its keys up again (`DECRYPT_FAILED` without the key), `CONFLICT` past a few tries.
+ */
+async function writeRun(executor: Executor, t: KeyedTables, run: TransferRow[]): Promise<number> {
+  if (!t.keys) return (await writeForms(executor.query.bind(executor), t, run)) ?? 0;
+  for (let tries = 1; ; tries++) {
+    const written = await executor.transaction((query) => writeForms(query, t, run));
+    if (written !== null) return written;
+    if (tries >= 3) {
+      throw new SessionError(
+        "CONFLICT",
+        "The key of an owner kept changing while imported rows were written",
+      );
+    }
+  }
+}
+
+// The run's rows sealed as their owners' keys say and inserted; null (nothing written) when an owner found without
+// a key has one now.
+async function writeForms(query: Query, t: KeyedTables, run: TransferRow[]): Promise<number | null> {
   const labels: string[] = [];
   const keys: string[] = [];
   const contents: string[] = [];
@@ -115,8 +137,8 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
   const sealed: boolean[] = [];
   const sealedChars: (number | null)[] = [];
   const vectors: (string | null)[] = [];
-  const query = executor.query.bind(executor);
   const sessionIds: (string | null)[] = [];
+  const clear: string[] = [];
   const owners: (string | null)[] = [];
   // Each row's record: the one it carries, else the legacy rule's (context/legacy-records.ts).
   const known = await knownIds(query, t, idsToKnow(run));
@@ -131,13 +153,15 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
     const [sessionId, owner] = recordParams(rowRecord(row, known));
     const record = { sessionId, owner };
     if (row.kind === "entry") {
-      const stored = await storedEntry(query, t, label, row.key, row.content, record);
+      const stored = await storedEntry(query, t, label, row.key, row.content, record, true);
+      if (stored.clear?.ownerHash) clear.push(stored.clear.ownerHash);
       contents.push(stored.content);
       flags.push(stored.json);
       sealedChars.push(stored.sealedChars);
       vectors.push(stored.search);
     } else {
-      const stored = await storedBlock(query, t, row.key, row.content, record);
+      const stored = await storedBlock(query, t, row.key, row.content, record, true);
+      if (stored.clear?.ownerHash) clear.push(stored.clear.ownerHash);
       contents.push(stored.content);
       flags.push(stored.json);
       sealed.push(stored.sealed);
@@ -147,10 +171,15 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
     sessionIds.push(sessionId);
     owners.push(owner);
   }
+  if (!(await clearOwnersHold(query, t, clear))) {
+    // Read again on the next try: the sessions' owners and whether they are in clear.
+    for (const id of sessionIds) if (id !== null) t.keys?.unclear(id);
+    return null;
+  }
   const rows =
     run[0]!.kind === "block"
-      ? await executor.query(insertBlocksSql(t), [keys, contents, flags, sealed, sessionIds, owners], true)
-      : await executor.query(
+      ? await query(insertBlocksSql(t), [keys, contents, flags, sealed, sessionIds, owners], true)
+      : await query(
           insertEntriesSql(t),
           [labels, keys, contents, flags, sealedChars, vectors, sessionIds, owners],
           true,
@@ -162,7 +191,7 @@ async function writeRun(executor: Executor, t: Tables, run: TransferRow[]): Prom
  * An import of blocks and entries (see StoreTransfer.importRows): runs of a few hundred rows of one kind, one
  * statement each.
  */
-export async function rowsImport(ready: () => Promise<Executor>, t: Tables): Promise<RowImportWriter> {
+export async function rowsImport(ready: () => Promise<Executor>, t: KeyedTables): Promise<RowImportWriter> {
   const executor = await ready();
   return { run: BATCH, write: (run) => writeRun(executor, t, run) };
 }

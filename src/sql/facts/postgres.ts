@@ -5,7 +5,13 @@ import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { Query } from "../engines/postgres/client.js";
 import { toTsvector } from "../engines/postgres/fts.js";
-import { guardedOf, guardInside, guardParams } from "../engines/postgres/owner-guard.js";
+import {
+  guardedOf,
+  guardInside,
+  guardParams,
+  ownerGuardParams,
+  ownerGuardSql,
+} from "../engines/postgres/owner-guard.js";
 import { call } from "../engines/postgres/program.js";
 import { quote, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
@@ -96,7 +102,10 @@ export function postgresFacts(t: FactTables): FactStatements {
       // Sealed under the owner's key, its vector of the key's blind tokens in its words' positions.
       const key = write.key;
       const stored = storedFactText(key, scope, f.id, f);
-      const guard = guardInside(t, 12, null);
+      // On a cluster the coordinator's owner guard function, under the owner's lock (owner-guard.ts ownerGuardSql).
+      const guard = t.layout.guardsInside
+        ? guardInside(t, 12, null)
+        : { ctes: "", and: ownerGuardSql(t, 12) };
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1) INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status,
            superseded_by, created_at, search, sealed_chars)
@@ -114,7 +123,9 @@ export function postgresFacts(t: FactTables): FactStatements {
           state?.status ?? "current",
           state?.supersededBy ?? null,
           stored.sealedChars,
-          ...(t.layout.guardsInside ? guardParams(t, guardedOf(t, write.guard)) : []),
+          ...(t.layout.guardsInside
+            ? guardParams(t, guardedOf(write.guard))
+            : ownerGuardParams(t, write.guard)),
         ],
       );
     },
@@ -167,6 +178,13 @@ export function postgresFacts(t: FactTables): FactStatements {
            AND m.id = ANY($2::text[])${t.layout.onSession("m", "$1")}${lock ? " FOR KEY SHARE OF m" : ""}`,
         [sessionId, ids],
       ),
+    sourceSessions: (after, limit) =>
+      query(`SELECT DISTINCT session_id FROM ${sources} WHERE session_id > $1 ORDER BY session_id LIMIT $2`, [
+        after ?? "",
+        limit,
+      ]),
+    sourceMessages: (sessionId) =>
+      query(`SELECT DISTINCT message_id FROM ${sources} WHERE session_id = $1`, [sessionId]),
     mark: (sessionId) =>
       query(`SELECT through, holder, lease_until, failures FROM ${marks} WHERE session_id = $1`, [sessionId]),
     claim: (sessionId, holder, now, until) => query(claimSql(t), [sessionId, holder, until, now]),

@@ -115,6 +115,13 @@ export const sqliteFacts: FactStatements = {
          SELECT num FROM agent_session_heads WHERE session_id = ?) AND m.id IN ${IN}`,
       [sessionId, json(ids)],
     ),
+  sourceSessions: (after, limit) =>
+    query(
+      `SELECT DISTINCT session_id FROM agent_fact_sources WHERE session_id > ? ORDER BY session_id LIMIT ?`,
+      [after ?? "", limit],
+    ),
+  sourceMessages: (sessionId) =>
+    query("SELECT DISTINCT message_id FROM agent_fact_sources WHERE session_id = ?", [sessionId]),
   mark: (sessionId) =>
     query("SELECT through, holder, lease_until, failures FROM agent_learn_marks WHERE session_id = ?", [
       sessionId,

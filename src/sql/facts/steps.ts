@@ -55,6 +55,10 @@ export interface FactStatements {
    * the transaction ends (Postgres's `FOR KEY SHARE`; SQLite's write transaction holds the whole file).
    */
   stored(sessionId: string, messageIds: readonly string[], lock?: boolean): Statement;
+  /** At most `limit` sessions the sources name, after `after` (null: from the first) in id order: rows `session_id`. */
+  sourceSessions(after: string | null, limit: number): Statement;
+  /** The distinct messages of the session the sources name: rows `message_id`. */
+  sourceMessages(sessionId: string): Statement;
   /** The session's learn mark: a mark row. */
   mark(sessionId: string): Statement;
   /** The lease taken when free, expired at `now` or already the holder's: the mark row, none when refused. */

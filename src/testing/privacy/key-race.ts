@@ -2,14 +2,17 @@
  * The key race of the keyless contract (keyless.ts; docs/PRIVACY.md, "Refusals"): a store without the owner's key
  * looks the owner up, finds no key, and writes a moment later; another store records the owner's first key in
  * between. Every sealed kind's write must then be refused `DECRYPT_FAILED` (its statement requires the owner to be
- * still without a recorded key, and the look-up done again refuses it), never land in clear. The backend delays the
- * write deterministically ({@link KeyRace}); each kind runs on a fresh storage, so the recorded key is the first.
+ * still without a recorded key, and the look-up done again refuses it), never land in clear; an import's rows (a
+ * session's, blocks, entries), written in bulk with no guard of their own, hold the owner without a key instead
+ * (postgres/clear-owners.ts). The backend delays the write deterministically ({@link KeyRace}); each kind runs on a
+ * fresh storage, so the recorded key is the first.
  */
 import assert from "node:assert/strict";
 import { hasContextStorage } from "../../contract/context.js";
 import { hasFactStore, type NewFact } from "../../contract/facts.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import { hasStreamStore } from "../../contract/streams.js";
+import { hasTransfer, type TransferItem, type TransferRow } from "../../contract/transfer.js";
 import type { Keyring } from "../../store/crypto/keyring.js";
 import { msg } from "../contract/harness.js";
 import type { Suite } from "../runner.js";
@@ -19,8 +22,13 @@ import { CLEAR, randomKeyring } from "./keyless-writes.js";
 export interface KeyRace {
   /** The store without a keyring whose write is delayed. */
   store: RegistryCapableStore;
-  /** Arms the delay: the store's next write, once it looked the owner's key up, waits for the other store. */
-  arm(): void;
+  /**
+   * Arms the delay: the store's next write, once it looked the owner's key up, waits for the other store.
+   * `afterLookUp`: the write's look-up comes after writes of its own in its transaction (an import's batch), so the
+   * delay waits for the first write after it; a backend whose write transaction holds its lock from its start
+   * (SQLite) may ignore it.
+   */
+  arm(afterLookUp?: boolean): void;
 }
 
 /** What the race needs of a storage (KeylessInstance's optional `race`, and its `traces`). */
@@ -30,7 +38,11 @@ export interface RaceInstance {
   close(): Promise<void>;
 }
 
-type RaceWrite = [kind: string, run: (store: RegistryCapableStore, id: string) => Promise<unknown>];
+type RaceWrite = [
+  kind: string,
+  run: (store: RegistryCapableStore, id: string) => Promise<unknown>,
+  afterLookUp?: boolean,
+];
 
 const OWNER = "alice";
 const SESSION = "race-chat";
@@ -82,6 +94,24 @@ function raceWrites(store: RegistryCapableStore): RaceWrite[] {
       },
     ]);
   }
+  if (hasTransfer(store)) {
+    // An import writes its rows in bulk (an adoption through the same writer): its look-up and its rows in one
+    // transaction, which the first key waits for or whose look-up sees it.
+    const row = (r: TransferRow) => (s: RegistryCapableStore) => transferOf(s).importRows(one(r));
+    writes.push(
+      ["an import of the session's rows", (s, id) => transferOf(s).importSession(imported(id)), true],
+      [
+        "an import of a block of the session",
+        row({ kind: "block", key: `memory_${SESSION}`, content: CLEAR }),
+        true,
+      ],
+      [
+        "an import of an entry",
+        row({ kind: "entry", label: `facts_${SESSION}`, key: "k", content: CLEAR }),
+        true,
+      ],
+    );
+  }
   if (hasFactStore(store)) {
     writes.push(
       ["a fact of the owner", (s, id) => factsOf(s).add({ owner: OWNER }, [fact(id)])],
@@ -91,12 +121,35 @@ function raceWrites(store: RegistryCapableStore): RaceWrite[] {
   return writes;
 }
 
+const transferOf = (s: RegistryCapableStore) => (hasTransfer(s) ? s.transfer : unreachable());
 const blocksOf = (s: RegistryCapableStore) => (hasContextStorage(s) ? s.blocks : unreachable());
 const entriesOf = (s: RegistryCapableStore) => (hasContextStorage(s) ? s.entries : unreachable());
 const factsOf = (s: RegistryCapableStore) => (hasFactStore(s) ? s.facts : unreachable());
 const unreachable = (): never => {
   throw new Error("the store lost a capability");
 };
+
+// The session's rows as a copy made elsewhere would bring them: a message and an overlay at it.
+async function* imported(id: string): AsyncGenerator<TransferItem> {
+  yield { kind: "session", session: { id, info: null, leafId: "x1" } };
+  const content = JSON.stringify(msg("x1", CLEAR));
+  const createdAt = new Date().toISOString();
+  yield { kind: "message", message: { id: "x1", parentId: "r0", role: "user", createdAt, content } };
+  yield {
+    kind: "compaction",
+    compaction: {
+      id: "x-overlay",
+      summary: `summary ${CLEAR}`,
+      fromMessageId: "r0",
+      toMessageId: "x1",
+      createdAt,
+    },
+  };
+}
+
+async function* one(row: TransferRow): AsyncGenerator<TransferRow> {
+  yield row;
+}
 
 // The owner's session as the keyless store leaves it before the race: registered, a message, a stream started (none
 // of it sealed: the owner has no key yet).
@@ -129,10 +182,10 @@ export function registerKeyRace(suite: Suite, create: () => Promise<RaceInstance
         const instance = await create();
         try {
           const { store, arm } = await instance.race!(randomKeyring([OWNER]), OWNER);
-          const [kind, write] = raceWrites(store)[i]!;
+          const [kind, write, afterLookUp] = raceWrites(store)[i]!;
           try {
             await seed(store);
-            arm();
+            arm(afterLookUp);
             const refusal = await write(store, SESSION).then(
               () => "written",
               (error: { code?: string }) => error.code,
