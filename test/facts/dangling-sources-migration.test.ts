@@ -1,4 +1,4 @@
-// The one-time cleanup of facts stored before every write checked its sources (SQLite migration 27, Postgres 26;
+// The one-time cleanup of facts stored before every write checked its sources (SQLite migration 29, Postgres 28;
 // sql/facts/dangling.ts): a source naming a message the store does not hold goes, as if the message had been
 // deleted, and a fact left without a source goes too, a fact it superseded current again. The dangling sources are
 // made by raw SQL, as an older store left them, and the version set back so that the reopen migrates.
@@ -69,7 +69,7 @@ describe("the migration drops fact sources naming messages not stored, and facts
     // m2 and m3 as an older store could leave them: named by sources, never stored (or in no session).
     store.driver.run("UPDATE agent_fact_sources SET message_id = 'ghost' WHERE message_id = 'm2'");
     store.driver.run("UPDATE agent_fact_sources SET session_id = 'nowhere' WHERE message_id = 'm3'");
-    store.driver.run("UPDATE agent_session_schema SET version = 26");
+    store.driver.run("UPDATE agent_session_schema SET version = 28");
     await store.close();
     const reopened = new SqliteStore(path) as Store;
     try {
@@ -93,7 +93,7 @@ describe("the migration drops fact sources naming messages not stored, and facts
       await pool.query(
         `UPDATE "${schema}".agent_fact_sources SET session_id = 'nowhere' WHERE message_id = 'm3'`,
       );
-      await pool.query(`UPDATE "${schema}".agent_session_schema SET version = 25`);
+      await pool.query(`UPDATE "${schema}".agent_session_schema SET version = 27`);
       const reopened = (await PostgresStore.open(pool, { schema })) as Store;
       try {
         await check(reopened);

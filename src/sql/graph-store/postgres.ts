@@ -10,7 +10,13 @@ import { SessionError } from "../../errors.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { ownerWrite } from "../../store/crypto/write-guard.js";
 import type { Executor, Query } from "../engines/postgres/client.js";
-import { guardedOf, guardInside, guardParams } from "../engines/postgres/owner-guard.js";
+import {
+  guardedOf,
+  guardInside,
+  guardParams,
+  ownerGuardParams,
+  ownerGuardSql,
+} from "../engines/postgres/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
@@ -85,7 +91,10 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
         return [{ write: value }];
       }),
     upsert: (item, stored, now, write) => {
-      const guard = guardInside(t, 10, null);
+      // On a cluster the coordinator's owner guard function, under the owner's lock (owner-guard.ts ownerGuardSql).
+      const guard = t.layout.guardsInside
+        ? guardInside(t, 10, null)
+        : { ctes: "", and: ownerGuardSql(t, 10) };
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1)
          INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
@@ -104,7 +113,9 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
           item.ttlMs,
           item.ttlMs === null ? null : now + item.ttlMs,
           true,
-          ...(t.layout.guardsInside ? guardParams(t, guardedOf(t, write.guard)) : []),
+          ...(t.layout.guardsInside
+            ? guardParams(t, guardedOf(write.guard))
+            : ownerGuardParams(t, write.guard)),
         ],
       );
     },
