@@ -2,7 +2,7 @@ import type { SessionMessage } from "../contract/message.js";
 import type { WriteSource } from "../contract/provider.js";
 import type { WritePolicy, WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { isValidCreatedAt } from "../message/created-at.js";
+import { EARLIEST_TIME, isBeforeEarliest, isValidCreatedAt } from "../message/created-at.js";
 import { describe } from "../message/describe.js";
 import { assertParentId } from "../message/ids.js";
 import { serializeMessage } from "../message/json.js";
@@ -144,7 +144,14 @@ export function importTime(createdAt: Date | string | undefined): string {
       { issues: [{ path: "createdAt", rule: typeof createdAt === "string" ? "format" : "type" }] },
     );
   }
-  return (createdAt instanceof Date ? createdAt : new Date(createdAt)).toISOString();
+  if (isBeforeEarliest(createdAt)) {
+    throw new SessionError(
+      "INVALID_ARGUMENT",
+      `createdAt must not be before ${EARLIEST_TIME} (4713 BC), the earliest time every store holds`,
+      { issues: [{ path: "createdAt", rule: "range" }] },
+    );
+  }
+  return new Date(createdAt).toISOString();
 }
 
 /**
