@@ -104,7 +104,7 @@ export interface UpdateResult<M extends SessionMessage = SessionMessage> {
 export interface ImportMessageOptions {
   /** Omitted = after the latest leaf, `null` = a new root, a string = that message of this session. */
   parentId?: string | null;
-  /** The time the message was originally stored (default: now). */
+  /** The time the message was originally stored (default: the message's own `createdAt`, else now). */
   createdAt?: Date | string;
 }
 

@@ -13,6 +13,7 @@ import type {
 import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { SessionError } from "../errors.js";
+import { ownTime } from "../message/created-at.js";
 import { parseMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { carriesTool, mayCarryTool, toolNamesArg, toolNeedles } from "../message/tool-parts.js";
@@ -142,7 +143,7 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
     if (expectedLeafId !== undefined && (data.leaf?.id ?? null) !== expectedLeafId) {
       throw leafConflict(this.sessionId, data.leaf?.id ?? null, expectedLeafId);
     }
-    this.insert(data, message, json, parentId, new Date().toISOString());
+    this.insert(data, message, json, parentId, ownTime(message) ?? new Date().toISOString());
     return { result: { inserted: true }, json };
   }
 
@@ -157,7 +158,13 @@ export class MemoryStoreProvider extends StoreProvider implements SessionProvide
       const { message, json } = keep ? keep(write, toMessage(this.store, row)) : write;
       return { result: { inserted: false, ...replaceRow(this.store, row, message, json) }, json };
     }
-    this.insert(data, write.message, write.json, parentId, new Date().toISOString());
+    this.insert(
+      data,
+      write.message,
+      write.json,
+      parentId,
+      ownTime(write.message) ?? new Date().toISOString(),
+    );
     return { result: { inserted: true, updated: false }, json: write.json };
   }
 

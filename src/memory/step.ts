@@ -7,6 +7,7 @@
 
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import { ownTime } from "../message/created-at.js";
 import type { PreparedStep } from "../store/step.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Written } from "../store/written.js";
@@ -73,7 +74,8 @@ export async function writeMemoryStep(
     const target = store.sessionData(sessionId, true)!;
     const now = new Date().toISOString();
     for (const { write, parentId } of planned) {
-      insertRow(store, target, write.message, write.json, parentRow(target, parentId, sessionId), now);
+      const parent = parentRow(target, parentId, sessionId);
+      insertRow(store, target, write.message, write.json, parent, ownTime(write.message) ?? now);
     }
   }
   // Synchronous inside (key and content were checked when the step was prepared).

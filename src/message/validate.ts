@@ -3,7 +3,7 @@
 
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
-import { isValidCreatedAt } from "./created-at.js";
+import { EARLIEST_TIME, isBeforeEarliest, isValidCreatedAt } from "./created-at.js";
 import { describe } from "./describe.js";
 import { fitsBytes, isStorableId, MAX_NAME_BYTES } from "./ids.js";
 import { COMPACTION_PREFIX } from "./overlay.js";
@@ -107,6 +107,13 @@ export function assertMessageShape(message: unknown): asserts message is Session
           },
         ],
       },
+    );
+  }
+  if (createdAt !== undefined && isBeforeEarliest(createdAt)) {
+    throw new SessionError(
+      "INVALID_MESSAGE",
+      `Message "${id}" has a createdAt before ${EARLIEST_TIME} (4713 BC), the earliest time every store holds`,
+      { issues: [{ path: "createdAt", rule: "range" }] },
     );
   }
 }

@@ -17,6 +17,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
+import { ownTime } from "../message/created-at.js";
 import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
@@ -186,7 +187,7 @@ export interface AppendRequest {
   /** The message's JSON, when the caller has it already, and how it is stored (stored-form.ts) when known. */
   json?: string | undefined;
   form?: StoredForm | undefined;
-  /** The row's time (imports keep the original one); default now. */
+  /** The row's time (imports keep the original one); default the message's own createdAt, else now. */
   createdAt?: string | undefined;
   /**
    * The registry row (of this `source` and `owner` when not null) takes `usage` (checked: `checkUsage`) in the same
@@ -227,11 +228,11 @@ async function appendOnce(
   form: StoredForm,
 ): Promise<Outcome | null> {
   const { parentId, expectedLeafId, registry, log } = request;
-  // An imported time of a year outside 1–9999 in the form timestamptz reads (as the transfer's import writes it).
+  // The message's time (docs/STORAGE.md, "A message's time"); a year outside 1–9999 in the form timestamptz reads
+  // (as the transfer's import writes it). The head's times take it too: nothing reads them on Postgres.
+  const given = request.createdAt ?? ownTime(message);
   const now =
-    request.createdAt === undefined
-      ? new Date().toISOString()
-      : timestampParam(request.createdAt, `Message "${message.id}"`);
+    given === undefined ? new Date().toISOString() : timestampParam(given, `Message "${message.id}"`);
   const mode = parentId === undefined ? "leaf" : parentId === null ? "root" : "id";
   const params: unknown[] = [
     sessionId,

@@ -1,6 +1,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import { ownTime } from "../message/created-at.js";
 import { serializeMessage } from "../message/json.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
@@ -83,7 +84,7 @@ export interface AppendRequest {
   expectedLeafId?: string | null | undefined;
   /** The message's JSON, when the caller has it already. */
   json?: string | undefined;
-  /** The row's time (imports keep the original one); default now. */
+  /** The row's time (imports keep the original one); default the message's own createdAt, else now. */
   createdAt?: string | undefined;
   /** The key to seal with, when the caller checked it in this transaction (sealing.ts SealKey). */
   key?: SealKey;
@@ -209,7 +210,7 @@ export function appendRow(
         parent ? parent.seq : null,
         message.role,
         stored.content,
-        request.createdAt ?? now,
+        request.createdAt ?? ownTime(message) ?? now,
         parent ? parent.depth + 1 : 0,
         jump ? jump.seq : null,
         jump ? jump.depth : 0,

@@ -21,6 +21,7 @@ import type {
 } from "../contract/provider.js";
 import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import { SessionError } from "../errors.js";
+import { ownTime } from "../message/created-at.js";
 import { assertId, assertParentId } from "../message/ids.js";
 import { optionsArg } from "../options-arg.js";
 import { parseInput } from "../schema/parse.js";
@@ -174,7 +175,9 @@ export abstract class StoreProvider {
   async importMessage(message: SessionMessage, options: ImportMessageOptions = {}): Promise<AppendResult> {
     const write = prepareServerWrite(message, this.context.policy, this.first);
     assertParentId(options.parentId);
-    const createdAt = importTime(options.createdAt);
+    // An explicit time wins; else the time the message carries; else now (docs/STORAGE.md, "A message's time").
+    const createdAt =
+      options.createdAt !== undefined ? importTime(options.createdAt) : importTime(ownTime(write.message));
     const written = await this.writeImport(write, options.parentId, createdAt);
     const result = answer(written);
     if (result.inserted) {

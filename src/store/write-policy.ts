@@ -2,7 +2,7 @@ import type { SessionMessage } from "../contract/message.js";
 import type { WriteSource } from "../contract/provider.js";
 import type { WritePolicy, WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
-import { isValidCreatedAt } from "../message/created-at.js";
+import { EARLIEST_TIME, isBeforeEarliest, isValidCreatedAt } from "../message/created-at.js";
 import { describe } from "../message/describe.js";
 import { assertParentId } from "../message/ids.js";
 import { serializeMessage } from "../message/json.js";
@@ -133,18 +133,22 @@ export function contentHash(json: string): string {
   return sha256Base64url(json);
 }
 
-/** The ISO-8601 time of an imported message (`INVALID_ARGUMENT` unless a valid Date or date string); now when omitted. */
+/** The ISO-8601 time of an imported message (`INVALID_ARGUMENT` unless a valid Date or date string from 4713 BC on); now when omitted. */
 export function importTime(createdAt: Date | string | undefined): string {
   if (createdAt === undefined) return new Date().toISOString();
-  // The rule of a message's own createdAt: "1" would have been read as 2001-01-01.
-  if (!isValidCreatedAt(createdAt)) {
+  // The rule of a message's own createdAt: "1" would have been read as 2001-01-01; before 4713 BC no store holds.
+  const valid = isValidCreatedAt(createdAt);
+  if (!valid || isBeforeEarliest(createdAt)) {
+    const kind = valid ? "range" : typeof createdAt === "string" ? "format" : "type";
     throw new SessionError(
       "INVALID_ARGUMENT",
-      `createdAt must be a Date or an ISO-8601 date-time, got ${describe(createdAt)}`,
-      { issues: [{ path: "createdAt", rule: typeof createdAt === "string" ? "format" : "type" }] },
+      valid
+        ? `createdAt must not be before ${EARLIEST_TIME} (4713 BC), the earliest time every store holds`
+        : `createdAt must be a Date or an ISO-8601 date-time, got ${describe(createdAt)}`,
+      { issues: [{ path: "createdAt", rule: kind }] },
     );
   }
-  return (createdAt instanceof Date ? createdAt : new Date(createdAt)).toISOString();
+  return new Date(createdAt).toISOString();
 }
 
 /**

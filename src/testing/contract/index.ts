@@ -26,6 +26,7 @@ import { largeSpec } from "./large.spec.js";
 import { managerLifecycleSpec } from "./manager-lifecycle.spec.js";
 import { managerMessagesSpec } from "./manager-messages.spec.js";
 import { managerSearchSpec } from "./manager-search.spec.js";
+import { messageTimeSpec } from "./message-time.spec.js";
 import { messagesSpec } from "./messages.spec.js";
 import { overlaysSpec } from "./overlays.spec.js";
 import { ownerSearchSpec } from "./owner-search.spec.js";
@@ -77,6 +78,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchCjkSpec(suite, target);
     searchAgreementSpec(suite, target);
     searchHitsSpec(suite, target);
+    messageTimeSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
     toolMessagesSpec(suite, target);
