@@ -4,7 +4,7 @@ import { postgresCheckpoints } from "../sql/checkpoints/postgres.js";
 import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
-import { clusterGuardPasses, guardedKey, refused } from "./key-guard.js";
+import { guardedKey, refused, writeGuardPasses } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 
 /** Postgres's checkpoints: a write is one transaction, a read one round trip per statement. */
@@ -12,15 +12,16 @@ export class PostgresCheckpoints extends SqlCheckpoints {
   constructor(ready: () => Promise<Executor>, t: KeyedTables) {
     super({
       statements: postgresCheckpoints(t),
-      // The key is looked up before the transaction and guarded by its first statement (key-guard.ts): a key
-      // another process recorded, rotated or erased meanwhile refuses the write, which looks it up again.
+      // The key is looked up before the transaction and guarded by its first statement (key-guard.ts
+      // writeGuardPasses: the program's statements carry no guard): a key another process recorded, rotated or
+      // erased meanwhile refuses the write, which looks it up again.
       write: async (sessionId, program) => {
         const executor = await ready();
         const what = `the checkpoints of session "${sessionId}"`;
         for (let tries = 1; ; tries++) {
           const form = await guardedKey(executor.query, t, sessionId, what);
           const written = await executor.transaction(async (query) => {
-            if (!(await clusterGuardPasses(query, t, sessionId, form))) return false;
+            if (!(await writeGuardPasses(query, t, sessionId, form))) return false;
             await runProgram(query, program(form.key));
             return true;
           });

@@ -16,6 +16,7 @@ import {
   guardParams,
   guardSql,
   ownerGuardFunction,
+  ownerLockSql,
 } from "../sql/engines/postgres/owner-guard.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
@@ -42,6 +43,30 @@ export async function clusterGuardPasses(
   const { ctes } = guardSql(t, 2, "$1::text");
   const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed FROM gd`;
   const [row] = await query<{ keyed: boolean }>(sql, [sessionId, ...guard]);
+  return row?.keyed !== false;
+}
+
+/**
+ * Whether the guard of a write of several statements lets it through, on any layout: a statement of its own at the
+ * start of the write's transaction (no statement of the write carries it). On a cluster {@link clusterGuardPasses}.
+ * On one server a write in clear first takes the owner's advisory lock shared for the rest of the transaction (the
+ * record of an owner's first key takes it exclusive, key-snapshot.ts), so the guard's read after it sees a first key
+ * committed meanwhile and one recorded later waits for the write's commit; a sealed write's guard locks the key
+ * check's row (FOR SHARE), which a rotation or erasure waits for.
+ */
+export async function writeGuardPasses(
+  query: Query,
+  t: KeyedTables,
+  sessionId: string,
+  form: Guarded,
+): Promise<boolean> {
+  if (!t.layout.guardsInside) return clusterGuardPasses(query, t, sessionId, form);
+  if (!reliesOnGuard(t, form)) return true;
+  const hash = form.clear?.ownerHash;
+  if (hash) await query(`SELECT ${ownerLockSql("$1::text", true)}::text`, [hash]);
+  const { ctes } = guardSql(t, 2, "$1::text");
+  const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed FROM gd`;
+  const [row] = await query<{ keyed: boolean }>(sql, [sessionId, ...guardParams(t, form)]);
   return row?.keyed !== false;
 }
 

@@ -8,8 +8,10 @@
  * fresh storage, so the recorded key is the first.
  */
 import assert from "node:assert/strict";
+import { hasCheckpoints } from "../../contract/checkpoints.js";
 import { hasContextStorage } from "../../contract/context.js";
 import { hasFactStore, type NewFact } from "../../contract/facts.js";
+import { type GraphItemDraft, hasGraphItems } from "../../contract/graph-items.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import { hasStreamStore } from "../../contract/streams.js";
 import { hasTransfer, type TransferItem, type TransferRow } from "../../contract/transfer.js";
@@ -56,7 +58,35 @@ function fact(id: string): NewFact {
   };
 }
 
-// Every sealed kind's write of the owner's content, as the store has them (stream, context rows, facts optional).
+const bytes = (text: string) => new TextEncoder().encode(JSON.stringify({ text }));
+
+// A LangGraph thread's checkpoint of the session, with a channel value (checkpoints.ts writes a whole step).
+function checkpoint(id: string) {
+  return {
+    sessionId: id,
+    ns: "",
+    id: "cp1",
+    parentId: null,
+    type: "json",
+    data: bytes(`checkpoint ${CLEAR}`),
+    metadataType: "json",
+    metadata: bytes(`metadata ${CLEAR}`),
+    versions: { messages: "1" },
+  };
+}
+
+// A LangGraph store item of the owner (items.ts).
+const item: GraphItemDraft = {
+  owner: OWNER,
+  namespace: `${OWNER}.memories`,
+  key: "race",
+  value: JSON.stringify({ text: `item ${CLEAR}` }),
+  fields: null,
+  ttlMs: null,
+};
+
+// Every sealed kind's write of the owner's content, as the store has them (stream, context rows, facts, a LangGraph
+// thread's checkpoints and store items optional).
 function raceWrites(store: RegistryCapableStore): RaceWrite[] {
   const writes: RaceWrite[] = [
     ["a message", (s, id) => s.session(id).appendMessage(msg("r1", CLEAR))],
@@ -118,9 +148,36 @@ function raceWrites(store: RegistryCapableStore): RaceWrite[] {
       ["a fact of the session", (s, id) => factsOf(s).add({ sessionId: id }, [fact(id)])],
     );
   }
+  if (hasCheckpoints(store)) {
+    writes.push(
+      [
+        "a LangGraph checkpoint of the session",
+        (s, id) =>
+          checkpointsOf(s).put(checkpoint(id), [
+            { channel: "messages", version: "1", type: "json", data: bytes(`value ${CLEAR}`) },
+          ]),
+      ],
+      [
+        "a LangGraph pending write of the session",
+        (s, id) =>
+          checkpointsOf(s).putWrites(
+            id,
+            "",
+            "cp1",
+            [{ taskId: "t", idx: 0, channel: "messages", type: "json", data: bytes(CLEAR), taskPath: "" }],
+            false,
+          ),
+      ],
+    );
+  }
+  if (hasGraphItems(store)) {
+    writes.push(["a LangGraph store item of the owner", (s) => itemsOf(s).write([item], [], Date.now())]);
+  }
   return writes;
 }
 
+const checkpointsOf = (s: RegistryCapableStore) => (hasCheckpoints(s) ? s.checkpoints : unreachable());
+const itemsOf = (s: RegistryCapableStore) => (hasGraphItems(s) ? s.graphItems : unreachable());
 const transferOf = (s: RegistryCapableStore) => (hasTransfer(s) ? s.transfer : unreachable());
 const blocksOf = (s: RegistryCapableStore) => (hasContextStorage(s) ? s.blocks : unreachable());
 const entriesOf = (s: RegistryCapableStore) => (hasContextStorage(s) ? s.entries : unreachable());
@@ -188,7 +245,9 @@ export function registerKeyRace(suite: Suite, create: () => Promise<RaceInstance
             arm(afterLookUp);
             const refusal = await write(store, SESSION).then(
               () => "written",
-              (error: { code?: string }) => error.code,
+              // Another refusal says why (a code alone hides a statement that failed).
+              (error: { code?: string; message?: string }) =>
+                error.code === "DECRYPT_FAILED" ? error.code : `${error.code}: ${error.message}`,
             );
             if (refusal !== "DECRYPT_FAILED") failed.push(`${kind}: ${refusal}`);
           } finally {
