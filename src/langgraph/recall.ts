@@ -1,0 +1,142 @@
+/**
+ * Recall over LangGraph threads (docs/LANGGRAPH.md, "Recall"): after `put` stores a new version of the root graph's
+ * messages channel, the messages that are new relative to the parent checkpoint's list are appended to the thread's
+ * session, each parented on the message before it in the list, so a fork becomes a branch of the session's tree and
+ * history, search, `session_search` and facts read the graph's conversation. A message whose content changed under
+ * the same id is updated in place; a removal is not reflected (the session keeps what any checkpoint held).
+ *
+ * The parent's list is known without a read on a linear run: the saver remembers, per thread, the last list it put
+ * or read with its checkpoint id, and a message the graph carried over is the same object, so the diff is one pass
+ * of identity checks. Otherwise (a fork, another process) the parent checkpoint's list is read once.
+ */
+import type { SessionMessage } from "../contract/message.js";
+import type { SessionProvider } from "../contract/provider.js";
+import { SessionError } from "../errors.js";
+import { langchainId, sessionMessageOf } from "./messages.js";
+
+/** Where recall writes: the store's sessions. */
+export interface RecallStore {
+  session(sessionId: string): SessionProvider;
+}
+
+// A message of a list: the graph's object and, once computed, the JSON of its session message.
+interface Entry {
+  value: unknown;
+  json?: string;
+}
+
+// The list of a thread's checkpoint, by message id.
+interface Seen {
+  checkpointId: string;
+  messages: Map<string, Entry>;
+}
+
+// Threads whose last list is remembered (the oldest forgotten first).
+const REMEMBERED = 128;
+
+const entriesOf = (list: readonly unknown[]): Map<string, Entry> => {
+  const entries = new Map<string, Entry>();
+  for (const value of list) {
+    const id = langchainId(value);
+    if (id !== undefined) entries.set(id, { value });
+  }
+  return entries;
+};
+
+const jsonOf = (entry: Entry): string => {
+  entry.json ??= JSON.stringify(sessionMessageOf(entry.value) ?? null);
+  return entry.json;
+};
+
+/** Indexes a thread's messages channel into its session (see the file's comment). */
+export class MessageRecall {
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(
+    private readonly store: RecallStore,
+    /** Reads the messages list of a checkpoint of the root namespace (undefined: no list). */
+    private readonly listAt: (threadId: string, checkpointId: string) => Promise<unknown[] | undefined>,
+  ) {}
+
+  /** Remembers the list a read answered for a checkpoint of the root namespace (the next put's likely parent). */
+  saw(threadId: string, checkpointId: string, list: unknown): void {
+    if (Array.isArray(list)) this.remember(threadId, { checkpointId, messages: entriesOf(list) });
+  }
+
+  /**
+   * Indexes checkpoint `checkpointId`, made from `parentId`: `list` is the channel's new value, or undefined when the
+   * checkpoint did not change the channel.
+   */
+  async afterPut(
+    threadId: string,
+    parentId: string | undefined,
+    checkpointId: string,
+    list: unknown[] | undefined,
+  ): Promise<void> {
+    const known = this.seen.get(threadId);
+    const hit = known !== undefined && parentId !== undefined && known.checkpointId === parentId;
+    if (list === undefined) {
+      if (hit) this.remember(threadId, { checkpointId, messages: known.messages });
+      return;
+    }
+    // Forgotten while writing: a write that fails leaves the next put to read its parent.
+    this.seen.delete(threadId);
+    const before =
+      parentId === undefined
+        ? new Map<string, Entry>()
+        : hit
+          ? known.messages
+          : entriesOf((await this.listAt(threadId, parentId)) ?? []);
+    const provider = this.store.session(threadId);
+    const after = new Map<string, Entry>();
+    let previous: string | null = null;
+    for (let i = 0; i < list.length; i++) {
+      const value = list[i];
+      const id = langchainId(value);
+      if (id === undefined) continue; // no id to keep it by: neither indexed nor a parent
+      const old = before.get(id);
+      if (old !== undefined && old.value === value) {
+        after.set(id, old);
+        previous = id;
+        continue;
+      }
+      const message = sessionMessageOf(value) as SessionMessage;
+      const entry: Entry = { value, json: JSON.stringify(message) };
+      if (old === undefined) await this.append(provider, message, previous, list, i);
+      else if (jsonOf(old) !== entry.json) await provider.updateMessage(message);
+      after.set(id, entry);
+      previous = id;
+    }
+    this.remember(threadId, { checkpointId, messages: after });
+  }
+
+  // Appends after `parentId`; a parent the session lacks (a thread written before recall, or a put whose indexing
+  // failed after its checkpoint was stored) gets the list's earlier messages appended first.
+  private async append(
+    provider: SessionProvider,
+    message: SessionMessage,
+    parentId: string | null,
+    list: readonly unknown[],
+    at: number,
+  ): Promise<void> {
+    try {
+      await provider.appendMessage(message, parentId);
+    } catch (error) {
+      if (!(error instanceof SessionError && error.code === "PARENT_NOT_FOUND")) throw error;
+      let previous: string | null = null;
+      for (const value of list.slice(0, at)) {
+        const earlier = sessionMessageOf(value);
+        if (earlier === undefined) continue;
+        await provider.appendMessage(earlier, previous);
+        previous = earlier.id;
+      }
+      await provider.appendMessage(message, parentId);
+    }
+  }
+
+  private remember(threadId: string, seen: Seen): void {
+    this.seen.delete(threadId);
+    this.seen.set(threadId, seen);
+    if (this.seen.size > REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
+  }
+}
