@@ -2,12 +2,14 @@
 // (docs/LANGGRAPH.md, "Recall"): two turns, the interrupt resumed through a second store on the same database (another
 // process's), a fork from the checkpoint that ended the first turn; the thread's session then holds the conversation
 // as a tree (the fork a branch), search and the model's session_search find the first turn, and eraseOwner + purge
-// leave no byte of it on disk; with an encrypted owner no byte of it is ever in clear. SQLite and Postgres.
+// leave no byte of it on disk; with an encrypted owner no byte of it is ever in clear. SQLite, Postgres and PGlite.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { PGlite } from "@electric-sql/pglite";
+import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -23,7 +25,7 @@ import { messageText } from "../../src/message/text.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
-import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
 
@@ -218,9 +220,20 @@ async function postgresTarget(): Promise<Target> {
   };
 }
 
+// PGlite is one process: the "other process" is a second store over the same database handle.
+async function pgliteTarget(): Promise<Target> {
+  const db = await PGlite.create({ extensions: { pageinspect } });
+  return {
+    open: async (keyring) => PostgresStore.open(db, { schema: "lg_graph", ...(keyring ? { keyring } : {}) }),
+    onDisk: async (word) => total(await markersInRelations(db, "lg_graph", word)),
+    end: () => db.close(),
+  };
+}
+
 const backends: { name: string; skip?: () => Promise<string | null>; target: () => Promise<Target> }[] = [
   { name: "SQLite", target: async () => sqliteTarget() },
   { name: "Postgres", skip: postgresUnavailable, target: postgresTarget },
+  { name: "PGlite", skip: async () => pgliteSwitchedOff(), target: pgliteTarget },
 ];
 
 for (const backend of backends) {
