@@ -1,23 +1,19 @@
-// A real StateGraph (MessagesAnnotation, a tool-calling chat model, a ToolNode, an interrupt) on AgentSessionSaver
-// (docs/LANGGRAPH.md, "Recall"): two turns, the interrupt resumed through a second store on the same database (another
-// process's), a fork from the checkpoint that ended the first turn; the thread's session then holds the conversation
-// as a tree (the fork a branch), search and the model's session_search find the first turn, and eraseOwner + purge
-// leave no byte of it on disk; with an encrypted owner no byte of it is ever in clear. SQLite, Postgres and PGlite.
+// A real StateGraph (MessagesAnnotation, a tool-calling chat model, a ToolNode, an interrupt: graph-app.ts) on
+// AgentSessionSaver (docs/LANGGRAPH.md, "Recall"): two turns, the interrupt resumed by another process (a child
+// process on SQLite's file; a second store over the same database on Postgres and PGlite), a fork from the
+// checkpoint that ended the first turn. The thread's session then holds the conversation as a tree (the fork a
+// branch), search and the model's session_search find the first turn, and eraseOwner + purge leave no byte of it on
+// disk; with an encrypted owner no byte of it is ever in clear. SQLite, Postgres and PGlite.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
-import { tool } from "@langchain/core/tools";
-import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import pg from "pg";
-import { z } from "zod";
 import type { SessionMessage } from "../../src/contract/message.js";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
@@ -26,67 +22,10 @@ import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { runFixture } from "../helpers/child.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
-
-// The first turn's words (the user's, the tool's), the second turn's, the fork's: one word each, as the index keeps terms.
-const FIRST = "zqxflamingoq";
-const TOOLWORD = "zqxlagoonq";
-const SECOND = "zqxpelicanq";
-const FORK = "zqxotterq";
-
-/** A chat model that calls the weather tool when asked about the weather, and otherwise answers what it was told. */
-class ScriptedModel extends BaseChatModel {
-  _llmType(): string {
-    return "scripted";
-  }
-
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    const last = messages[messages.length - 1] as BaseMessage;
-    const said = typeof last.content === "string" ? last.content : "";
-    const message =
-      last.getType() === "tool"
-        ? new AIMessage(`The report says: ${said}`)
-        : said.includes("weather")
-          ? new AIMessage({
-              content: "",
-              tool_calls: [{ id: "call-weather-1", name: "weather", args: { place: FIRST } }],
-            })
-          : new AIMessage(`You said: ${said}`);
-    return { generations: [{ text: said, message }] };
-  }
-}
-
-const weather = tool(
-  async ({ place }: { place: string }) => `Sunny over the ${TOOLWORD} where the ${place} lives`,
-  {
-    name: "weather",
-    description: "The weather at a place",
-    schema: z.object({ place: z.string() }),
-  },
-);
-
-/** The graph: agent → (a tool call) review, which interrupts → tools → agent; no tool call ends the turn. */
-function graphOf(checkpointer: AgentSessionSaver) {
-  const model = new ScriptedModel({});
-  return new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode("review", async () => {
-      const answer = interrupt("run the tool?");
-      assert.equal(answer, "approved");
-      return {};
-    })
-    .addNode("tools", new ToolNode([weather]))
-    .addEdge(START, "agent")
-    .addConditionalEdges(
-      "agent",
-      (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? "review" : END),
-      ["review", END],
-    )
-    .addEdge("review", "tools")
-    .addEdge("tools", "agent")
-    .compile({ checkpointer });
-}
+import { FIRST, FORK, graphOf, resume, SECOND, THREAD, TOOLWORD } from "./graph-app.js";
 
 type Store = SqliteStore | PostgresStore;
 
@@ -95,13 +34,18 @@ interface Target {
   open(keyring: Keyring | undefined): Promise<Store>;
   /** Occurrences of `word` on disk (SQLite: the file and its WAL; Postgres: pages of the schema's relations). */
   onDisk(word: string): Promise<number>;
+  /** Resumes the interrupted thread in a child process (absent: through a second store in this one). */
+  resumeElsewhere?(keyring: (Keyring & { keys: Map<string, Uint8Array> }) | undefined): Promise<string>;
   end(): Promise<void>;
 }
 
 const texts = (messages: readonly SessionMessage[]) => messages.map((m) => `${m.role}:${messageText(m)}`);
 
-async function scenario(target: Target, keyring: Keyring | undefined): Promise<void> {
-  const config = { configurable: { thread_id: "t-graph", user_id: "alice" } };
+async function scenario(
+  target: Target,
+  keyring: (Keyring & { keys: Map<string, Uint8Array> }) | undefined,
+): Promise<void> {
+  const config = THREAD;
   const a = await target.open(keyring);
   const graphA = graphOf(new AgentSessionSaver(a, { ownerKey: "user_id" }));
   // Turn 1 stops at the interrupt, before the tool runs.
@@ -111,12 +55,15 @@ async function scenario(target: Target, keyring: Keyring | undefined): Promise<v
   );
   assert.deepEqual((await graphA.getState(config)).next, ["review"]);
 
-  // Another process (a second store on the same database) resumes it.
-  const b = await target.open(keyring);
-  const graphB = graphOf(new AgentSessionSaver(b, { ownerKey: "user_id" }));
-  const resumed = await graphB.invoke(new Command({ resume: "approved" }), config);
-  assert.match(String(resumed.messages.at(-1)?.content), new RegExp(TOOLWORD));
-  await b.close();
+  // Another process (a child process, or a second store on the same database) resumes it.
+  let said: string;
+  if (target.resumeElsewhere) said = await target.resumeElsewhere(keyring);
+  else {
+    const b = await target.open(keyring);
+    said = await resume(new AgentSessionSaver(b, { ownerKey: "user_id" }));
+    await b.close();
+  }
+  assert.match(said, new RegExp(TOOLWORD));
 
   // Turn 2 in the first process, then a fork from the checkpoint that ended turn 1.
   await graphA.invoke({ messages: [new HumanMessage(`And the ${SECOND}?`)] }, config);
@@ -197,6 +144,11 @@ function sqliteTarget(): Target {
   return {
     open: async (keyring) => new SqliteStore(path, keyring ? { keyring } : {}),
     onDisk: async (word) => occurrences(sqliteFiles(path), word),
+    resumeElsewhere: (keyring) => {
+      const key = keyring?.keys.get("alice");
+      const app = fileURLToPath(new URL("./graph-app.ts", import.meta.url));
+      return runFixture(app, [path, ...(key ? [Buffer.from(key).toString("hex")] : [])]);
+    },
     end: async () => undefined,
   };
 }
