@@ -2,7 +2,7 @@
 // AgentSessionSaver (docs/LANGGRAPH.md, "Recall"): two turns, the interrupt resumed by another process (a child
 // process on SQLite's file; a second store over the same database on Postgres and PGlite), a fork from the
 // checkpoint that ended the first turn. The thread's session then holds the conversation as a tree (the fork a
-// branch), search and the model's session_search find the first turn, and eraseOwner + purge leave no byte of it on
+// branch), search, the model's session_search and facts learning find the first turn, and eraseOwner + purge leave no byte of it on
 // disk; with an encrypted owner no byte of it is ever in clear. SQLite, Postgres and PGlite.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +15,8 @@ import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import pg from "pg";
 import type { SessionMessage } from "../../src/contract/message.js";
+import { learnFacts } from "../../src/facts/learn.js";
+import type { ExtractInput } from "../../src/facts/types.js";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { messageText } from "../../src/message/text.js";
@@ -117,6 +119,21 @@ async function scenario(
   assert.equal(
     String(await manager.forOwner("bob").tools().session_search?.execute({ query: FIRST })).includes(FIRST),
     false,
+  );
+
+  // Facts are learned from the thread as from any session, naming the message they came from.
+  const learned = await learnFacts(a, {
+    sessionIds: ["t-graph"],
+    extractor: async ({ messages }: ExtractInput) =>
+      messages
+        .filter((m) => m.role === "user")
+        .map((m) => ({ text: `The user asked: ${m.text}`, about: "user", sources: [m.id] })),
+  });
+  assert.equal(learned.added, 3);
+  const facts = await a.facts.search({ owner: "alice" }, FIRST);
+  assert.deepEqual(
+    facts.map((f) => f.fact.sources),
+    [[{ sessionId: "t-graph", messageId: history[0]?.id }]],
   );
 
   // Sealed: no word of the conversation in clear; clear: it is there, so the scans below mean something.
