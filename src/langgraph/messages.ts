@@ -4,6 +4,7 @@
  * tool message's result as the AI SDK's tool parts (as the agent runtime's mapping writes them).
  */
 import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+import { canBeStored } from "../message/ids.js";
 
 // LangChain's message types to the roles the library's reads and prompts know; others keep their type.
 const ROLES: Record<string, string> = { human: "user", ai: "assistant", tool: "tool", system: "system" };
@@ -18,11 +19,11 @@ export function langchainType(value: unknown): string | undefined {
   return typeof type === "string" ? type : undefined;
 }
 
-/** The id of a LangChain message (undefined: none, or not a message). */
+/** The id of a LangChain message (undefined: none a message can be stored under, or not a message). */
 export function langchainId(value: unknown): string | undefined {
   if (langchainType(value) === undefined) return undefined;
   const id = (value as { id?: unknown }).id;
-  return typeof id === "string" && id.length > 0 ? id : undefined;
+  return typeof id === "string" && id.length > 0 && canBeStored(id) ? id : undefined;
 }
 
 // The text blocks of a content (a string, or a list of blocks of which `text` ones are read).

@@ -12,6 +12,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionProvider } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import { emitWarning } from "../runtime/warn.js";
 import { langchainId, sessionMessageOf } from "./messages.js";
 
 /** Where recall writes: the store's sessions. */
@@ -23,6 +24,8 @@ export interface RecallStore {
 interface Entry {
   value: unknown;
   json?: string;
+  /** False when the store refused it (too large): not a parent of the messages after it. */
+  kept?: boolean;
 }
 
 // The list of a thread's checkpoint, by message id.
@@ -42,6 +45,22 @@ const entriesOf = (list: readonly unknown[]): Map<string, Entry> => {
   }
   return entries;
 };
+
+/**
+ * Runs a write of `message`; false when the store's write policy refuses it as too large (`maxMessageBytes`): the
+ * message is then not recalled, said by a warning (`AgentSessionRecallWarning`), and the graph's step goes on, as it
+ * would go on with a message that has no id. Every other error is thrown.
+ */
+async function kept(message: SessionMessage, write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (!(error instanceof SessionError && error.code === "TOO_LARGE")) throw error;
+    emitWarning(error, "AgentSessionRecallWarning", `LangGraph message "${message.id}" is not recalled`);
+    return false;
+  }
+}
 
 const jsonOf = (entry: Entry): string => {
   entry.json ??= JSON.stringify(sessionMessageOf(entry.value) ?? null);
@@ -97,40 +116,42 @@ export class MessageRecall {
       const old = before.get(id);
       if (old !== undefined && old.value === value) {
         after.set(id, old);
-        previous = id;
+        if (old.kept !== false) previous = id;
         continue;
       }
       const message = sessionMessageOf(value) as SessionMessage;
       const entry: Entry = { value, json: JSON.stringify(message) };
-      if (old === undefined) await this.append(provider, message, previous, list, i);
-      else if (jsonOf(old) !== entry.json) await provider.updateMessage(message);
+      // A message refused before (too large) is tried again as new; an edit refused keeps the stored content.
+      if (old === undefined || old.kept === false) {
+        if (!(await this.append(provider, message, previous, list, i))) entry.kept = false;
+      } else if (jsonOf(old) !== entry.json) await kept(message, () => provider.updateMessage(message));
       after.set(id, entry);
-      previous = id;
+      if (entry.kept !== false) previous = id;
     }
     this.remember(threadId, { checkpointId, messages: after });
   }
 
-  // Appends after `parentId`; a parent the session lacks (a thread written before recall, or a put whose indexing
-  // failed after its checkpoint was stored) gets the list's earlier messages appended first.
+  // Appends after `parentId`; answers whether the message was kept. A parent the session lacks (a thread written
+  // before recall, or a put whose indexing failed after its checkpoint was stored) gets the list's earlier messages
+  // appended first, and the message then follows the last of them that was kept.
   private async append(
     provider: SessionProvider,
     message: SessionMessage,
     parentId: string | null,
     list: readonly unknown[],
     at: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     try {
-      await provider.appendMessage(message, parentId);
+      return await kept(message, () => provider.appendMessage(message, parentId));
     } catch (error) {
       if (!(error instanceof SessionError && error.code === "PARENT_NOT_FOUND")) throw error;
       let previous: string | null = null;
       for (const value of list.slice(0, at)) {
         const earlier = sessionMessageOf(value);
-        if (earlier === undefined) continue;
-        await provider.appendMessage(earlier, previous);
-        previous = earlier.id;
+        if (earlier && (await kept(earlier, () => provider.appendMessage(earlier, previous))))
+          previous = earlier.id;
       }
-      await provider.appendMessage(message, parentId);
+      return kept(message, () => provider.appendMessage(message, previous));
     }
   }
 

@@ -142,3 +142,33 @@ test("only the named channel's LangChain messages are kept; other values are lef
     await store.close();
   }
 });
+
+test("a message the store's policy refuses as too large is not recalled, said by a warning; the step goes on", async () => {
+  const store = new SqliteStore(join(dir, `recall-${++n}.db`), { maxMessageBytes: 2_000 });
+  const warnings: Error[] = [];
+  const listen = (warning: Error) => {
+    if (warning.name === "AgentSessionRecallWarning") warnings.push(warning);
+  };
+  process.on("warning", listen);
+  try {
+    const saver = new AgentSessionSaver(store);
+    let config: RunnableConfig = { configurable: { thread_id: "t-big" } };
+    const big = ai("big", "x".repeat(5_000));
+    config = await put(saver, config, [human("a", "one")]);
+    config = await put(saver, config, [human("a", "one"), big]);
+    config = await put(saver, config, [human("a", "one"), big, human("c", "three")]);
+    assert.deepEqual(await texts(store, "t-big"), ["a:one", "c:three"]);
+    // Another process, from the checkpoint: the same history.
+    const other = new AgentSessionSaver(store);
+    await put(other, config, [human("a", "one"), big, human("c", "three"), ai("d", "four")]);
+    assert.deepEqual(await texts(store, "t-big"), ["a:one", "c:three", "d:four"]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(
+      warnings.length >= 1 && /"big" is not recalled/.test(warnings[0]?.message ?? ""),
+      String(warnings),
+    );
+  } finally {
+    process.off("warning", listen);
+    await store.close();
+  }
+});
