@@ -20,18 +20,18 @@ export interface RecallStore {
   session(sessionId: string): SessionProvider;
 }
 
-// A message of a list: the graph's object and, once computed, the JSON of its session message.
+// A message of the parent's list, by id: the graph's object and, once computed, the JSON of its session message.
 interface Entry {
   value: unknown;
   json?: string;
-  /** False when the store refused it (too large): not a parent of the messages after it. */
-  kept?: boolean;
 }
 
-// The list of a thread's checkpoint, by message id.
+// The list of a thread's checkpoint: the graph's objects, and the ids the store refused (too large), which no
+// message follows.
 interface Seen {
   checkpointId: string;
-  messages: Map<string, Entry>;
+  values: readonly unknown[];
+  refused: ReadonlySet<string>;
 }
 
 // Threads whose last list is remembered (the oldest forgotten first).
@@ -62,6 +62,15 @@ async function kept(message: SessionMessage, write: () => Promise<unknown>): Pro
   }
 }
 
+// The last message before `end` that the session holds (null: none), a step's first new message's parent.
+const lastKept = (list: readonly unknown[], end: number, refused: ReadonlySet<string>): string | null => {
+  for (let i = end - 1; i >= 0; i--) {
+    const id = langchainId(list[i]);
+    if (id !== undefined && !refused.has(id)) return id;
+  }
+  return null;
+};
+
 const jsonOf = (entry: Entry): string => {
   entry.json ??= JSON.stringify(sessionMessageOf(entry.value) ?? null);
   return entry.json;
@@ -79,7 +88,9 @@ export class MessageRecall {
 
   /** Remembers the list a read answered for a checkpoint of the root namespace (the next put's likely parent). */
   saw(threadId: string, checkpointId: string, list: unknown): void {
-    if (Array.isArray(list)) this.remember(threadId, { checkpointId, messages: entriesOf(list) });
+    if (!Array.isArray(list)) return;
+    const refused = this.seen.get(threadId)?.refused ?? new Set<string>();
+    this.remember(threadId, { checkpointId, values: [...list], refused });
   }
 
   /**
@@ -95,40 +106,64 @@ export class MessageRecall {
     const known = this.seen.get(threadId);
     const hit = known !== undefined && parentId !== undefined && known.checkpointId === parentId;
     if (list === undefined) {
-      if (hit) this.remember(threadId, { checkpointId, messages: known.messages });
+      if (hit) this.remember(threadId, { ...known, checkpointId });
       return;
     }
     // Forgotten while writing: a write that fails leaves the next put to read its parent.
     this.seen.delete(threadId);
-    const before =
-      parentId === undefined
-        ? new Map<string, Entry>()
-        : hit
-          ? known.messages
-          : entriesOf((await this.listAt(threadId, parentId)) ?? []);
+    const refused = new Set(hit ? known.refused : []);
+    const prior =
+      parentId === undefined ? [] : hit ? known.values : ((await this.listAt(threadId, parentId)) ?? []);
     const provider = this.store.session(threadId);
-    const after = new Map<string, Entry>();
-    let previous: string | null = null;
-    for (let i = 0; i < list.length; i++) {
-      const value = list[i];
-      const id = langchainId(value);
-      if (id === undefined) continue; // no id to keep it by: neither indexed nor a parent
-      const old = before.get(id);
-      if (old !== undefined && old.value === value) {
-        after.set(id, old);
-        if (old.kept !== false) previous = id;
-        continue;
+    // The common step: the parent's list, the very objects, and new messages at its end; only those are looked at.
+    let start = 0;
+    while (start < prior.length && start < list.length && list[start] === prior[start]) start++;
+    if (start === prior.length) {
+      let previous = lastKept(list, start, refused);
+      for (let i = start; i < list.length; i++)
+        previous = await this.add(provider, list, i, previous, refused);
+    } else {
+      // A rewritten list (an edit, a removal) or objects read back: compared with the parent's by id.
+      const entries = entriesOf(prior);
+      let previous: string | null = null;
+      for (let i = 0; i < list.length; i++) {
+        const value = list[i];
+        const id = langchainId(value);
+        if (id === undefined) continue; // no id to keep it by: neither indexed nor a parent
+        const old = entries.get(id);
+        // A message refused before (too large) is tried again as new; an edit refused keeps the stored content.
+        if (old === undefined || refused.has(id)) {
+          previous = await this.add(provider, list, i, previous, refused);
+          continue;
+        }
+        if (old.value !== value) {
+          const message = sessionMessageOf(value) as SessionMessage;
+          if (jsonOf(old) !== JSON.stringify(message))
+            await kept(message, () => provider.updateMessage(message));
+        }
+        previous = id;
       }
-      const message = sessionMessageOf(value) as SessionMessage;
-      const entry: Entry = { value, json: JSON.stringify(message) };
-      // A message refused before (too large) is tried again as new; an edit refused keeps the stored content.
-      if (old === undefined || old.kept === false) {
-        if (!(await this.append(provider, message, previous, list, i))) entry.kept = false;
-      } else if (jsonOf(old) !== entry.json) await kept(message, () => provider.updateMessage(message));
-      after.set(id, entry);
-      if (entry.kept !== false) previous = id;
     }
-    this.remember(threadId, { checkpointId, messages: after });
+    this.remember(threadId, { checkpointId, values: [...list], refused });
+  }
+
+  // Appends `list[at]` after `previous`; answers the id the next message follows (it, or `previous` when it was
+  // refused or has no id).
+  private async add(
+    provider: SessionProvider,
+    list: readonly unknown[],
+    at: number,
+    previous: string | null,
+    refused: Set<string>,
+  ): Promise<string | null> {
+    const message = sessionMessageOf(list[at]);
+    if (message === undefined) return previous;
+    if (await this.append(provider, message, previous, list, at)) {
+      refused.delete(message.id);
+      return message.id;
+    }
+    refused.add(message.id);
+    return previous;
   }
 
   // Appends after `parentId`; answers whether the message was kept. A parent the session lacks (a thread written
