@@ -66,6 +66,9 @@ export function listOptionsOf(options: unknown): {
 /** Options of the checkpointer. */
 export const saverOptions = z.object({
   ownerKey: z.string(rule("ownerKey must be a string")).min(1, rule("ownerKey must not be empty")).optional(),
+  messagesChannel: z
+    .union([z.string().min(1), z.literal(false)], rule("messagesChannel must be a channel name or false"))
+    .optional(),
   serde: z
     .custom<object>(
       (value) => typeof value === "object" && value !== null,

@@ -20,6 +20,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { CheckpointStore, StoredWrite } from "../contract/checkpoints.js";
 import { hasCheckpoints } from "../contract/checkpoints.js";
+import type { SessionProvider } from "../contract/provider.js";
 import type { SessionRegistry } from "../contract/registry.js";
 import { hasSessionRegistry } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
@@ -27,6 +28,7 @@ import { assertSessionId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
 import { parseOwner } from "../store/owner.js";
 import { listOptionsOf, saverOptions, type ThreadKey, threadKey } from "./config.js";
+import { MessageRecall } from "./recall.js";
 import { type TupleReader, tupleOf } from "./tuples.js";
 
 /** Options of {@link AgentSessionSaver}. */
@@ -38,12 +40,18 @@ export interface AgentSessionSaverOptions {
   ownerKey?: string | undefined;
   /** LangGraph's serializer (default: its JSON-plus serializer). */
   serde?: SerializerProtocol | undefined;
+  /**
+   * The channel whose LangChain messages become the thread's session history, searchable (default `"messages"`,
+   * `MessagesAnnotation`'s); `false`: none.
+   */
+  messagesChannel?: string | false | undefined;
 }
 
-/** A store the saver can keep threads in: its registry and its checkpoint tables. */
+/** A store the saver can keep threads in: its registry, its checkpoint tables and its sessions (recall). */
 export interface CheckpointerStore {
   registry: SessionRegistry;
   checkpoints: CheckpointStore;
+  session(sessionId: string): SessionProvider;
 }
 
 // At most this many checkpoints read per page of a filtered list (a filter is applied to opened metadata).
@@ -53,6 +61,8 @@ const FILTER_PAGE = 100;
 export class AgentSessionSaver extends BaseCheckpointSaver {
   private readonly ownerKey: string | undefined;
   private readonly reader: TupleReader;
+  private readonly channel: string | undefined;
+  private readonly recall: MessageRecall | undefined;
 
   constructor(
     private readonly store: CheckpointerStore,
@@ -72,6 +82,9 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       parent: (read) => store.checkpoints.get(read.sessionId, read.ns, read.parentId),
       firstVersion: () => this.getNextVersion(undefined),
     };
+    const channel = options?.messagesChannel ?? "messages";
+    this.channel = channel === false ? undefined : channel;
+    this.recall = channel === false ? undefined : new MessageRecall(store, (id, at) => this.listAt(id, at));
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -79,7 +92,12 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     if (key.threadId === undefined) return undefined;
     if (!(await this.readable(key.threadId, this.ownerOf(config)))) return undefined;
     const read = await this.store.checkpoints.get(key.threadId, key.ns, key.checkpointId ?? null);
-    return read ? tupleOf(this.reader, read) : undefined;
+    if (!read) return undefined;
+    const tuple = await tupleOf(this.reader, read);
+    // The list the graph resumes from: the next put's parent, known without reading it again.
+    if (key.ns === "" && this.channel !== undefined)
+      this.recall?.saw(key.threadId, read.id, tuple.checkpoint.channel_values[this.channel]);
+    return tuple;
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -163,6 +181,13 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       },
       values,
     );
+    // Recall: the root graph's new messages into the thread's session, right after the checkpoint (recall.ts).
+    if (this.recall && this.channel !== undefined && key.ns === "") {
+      const changed = newVersions !== undefined && this.channel in newVersions;
+      const list = changed ? (channel_values[this.channel] ?? []) : undefined;
+      if (list === undefined || Array.isArray(list))
+        await this.recall.afterPut(key.threadId, key.checkpointId, checkpoint.id, list);
+    }
     return { configurable: { thread_id: key.threadId, checkpoint_ns: key.ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -213,6 +238,15 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     // Nine random digits: short in every checkpoint that names the version, and a collision one in a billion.
     const fraction = String(1 + Math.floor(Math.random() * 999_999_999)).padStart(9, "0");
     return Number(`${whole + 1}.${fraction}`);
+  }
+
+  // The messages list of a root checkpoint (recall's parent when it does not remember it).
+  private async listAt(threadId: string, checkpointId: string): Promise<unknown[] | undefined> {
+    const read = await this.store.checkpoints.get(threadId, "", checkpointId);
+    const stored = read?.values.find((v) => v.channel === this.channel);
+    if (!stored || stored.data === null || stored.type === "empty") return undefined;
+    const list = await this.serde.loadsTyped(stored.type, stored.data);
+    return Array.isArray(list) ? list : undefined;
   }
 
   // The run's owner: `configurable[ownerKey]` (null: none named, or no owner key).
