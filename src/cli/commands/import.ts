@@ -114,13 +114,14 @@ export const importCommand: Command = {
       );
     }
     if (out.json) return out.result(summary);
-    const { sessions, messages, compactions, rows, facts, database, unreadable } = summary;
+    const { sessions, messages, compactions, rows, facts, checkpoints, database, unreadable } = summary;
     await out.line(
       `Imported into ${database}: ${counted(sessions.read, "session")} (${sessions.registered} newly registered), ` +
         `${counted(messages.inserted, "message")} (${messages.skipped} already there), ` +
         `${counted(compactions.inserted, "overlay")} (${compactions.skipped} already there), ` +
         `${rows.inserted} blocks and entries (${rows.skipped} already there), ` +
-        `${counted(facts.inserted, "fact")} (${facts.skipped} already there).`,
+        `${counted(facts.inserted, "fact")} (${facts.skipped} already there)` +
+        `${checkpoints > 0 ? `, ${counted(checkpoints, "checkpoint")}` : ""}.`,
     );
     for (const left of unreadable ?? []) {
       await out.line(

@@ -1,3 +1,4 @@
+import { hasCheckpoints } from "../../contract/checkpoints.js";
 import { hasContextStorage } from "../../contract/context.js";
 import { hasFactStore } from "../../contract/facts.js";
 import type { StoredCompaction } from "../../contract/message.js";
@@ -132,6 +133,16 @@ export async function checkImport(
           await sources.need(sessionId, messageId, records.line, fact!.id);
         }
         await owners.registered(fact!, fail);
+      } else if (record.type === "checkpoint") {
+        if (record.sessionId !== current?.id) {
+          fail(
+            `a checkpoint of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
+          );
+        }
+        if (!hasCheckpoints(store))
+          fail("the file holds checkpoints and this store keeps none (SQLite, Postgres do)");
+        // A delta's base is checked by the write pass (the value carried before it), before anything of it is written.
+        assertTransferItem({ kind: "checkpoint", checkpoint: record.checkpoint });
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(

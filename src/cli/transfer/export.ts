@@ -46,7 +46,15 @@ export async function writeExport(
       throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
   }
   if (options.countFirst) options.progress.setTotal(await countMessages(store, selected, partial));
-  const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
+  const counts: ExportCounts = {
+    sessions: 0,
+    messages: 0,
+    compactions: 0,
+    blocks: 0,
+    entries: 0,
+    facts: 0,
+    checkpoints: 0,
+  };
   let buffer = "";
   const emit = async (line: string) => {
     buffer += `${line}\n`;
@@ -69,6 +77,7 @@ export async function writeExport(
       await emit(encodeItem(id, item));
       if (item.kind === "session") counts.sessions++;
       else if (item.kind === "compaction") counts.compactions++;
+      else if (item.kind === "checkpoint") counts.checkpoints++;
       else {
         counts.messages++;
         options.progress.increment();

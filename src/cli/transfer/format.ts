@@ -3,6 +3,7 @@ import type { CompactionDetails, StoredCompaction } from "../../contract/message
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
   TransferAttachment,
+  TransferCheckpoint,
   TransferItem,
   TransferMessage,
   TransferRecord,
@@ -12,6 +13,7 @@ import type {
 import { hasMessageFields } from "../../message/json.js";
 import { CliError } from "../errors.js";
 import { usageOf } from "../usage.js";
+import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-lines.js";
 import { Fields } from "./fields.js";
 
 /** The `format` value of the first line of every export. */
@@ -20,9 +22,11 @@ export const EXPORT_FORMAT = "agent-session-export";
  * The version this code writes; it reads it and every older one, and refuses newer ones. Version 2 added each
  * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`) and each block's and
  * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule). Version 3 added
- * learned facts (`fact` lines after the blocks and entries, and their count in the end record).
+ * learned facts (`fact` lines after the blocks and entries, and their count in the end record). Version 4 added a
+ * session's checkpoints (`checkpoint` lines after its overlays: a LangGraph thread's, checkpoint-lines.ts, and their
+ * count in the end record).
  */
-export const EXPORT_VERSION = 3;
+export const EXPORT_VERSION = 4;
 
 /** Record counts, as the last line of an export states them. */
 export interface ExportCounts {
@@ -32,6 +36,7 @@ export interface ExportCounts {
   blocks: number;
   entries: number;
   facts: number;
+  checkpoints: number;
 }
 
 /** A line of an export after validation, in the store's transfer shapes. */
@@ -46,6 +51,7 @@ export type ExportRecord =
   | { type: "attachment"; sessionId: string; attachment: TransferAttachment }
   | { type: "message"; sessionId: string; message: TransferMessage; unreadable: boolean }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
+  | { type: "checkpoint"; sessionId: string; checkpoint: TransferCheckpoint }
   | { type: "row"; row: TransferRow }
   | { type: "fact"; fact: Fact }
   | { type: "end"; counts: ExportCounts };
@@ -69,6 +75,7 @@ export function encodeItem(sessionId: string, item: TransferItem): string {
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
     return JSON.stringify({ type: "attachment", session: sessionId, hash, data });
   }
+  if (item.kind === "checkpoint") return encodeCheckpoint(sessionId, item.checkpoint);
   if (item.kind === "compaction") {
     const c = item.compaction;
     return JSON.stringify({
@@ -150,8 +157,17 @@ export function encodeFact(f: Fact): string {
 
 /** The last line: how many records of each kind came before, so a truncated file is detected. */
 export function encodeEnd(counts: ExportCounts): string {
-  const { sessions, messages, compactions, blocks, entries, facts } = counts;
-  return JSON.stringify({ type: "end", sessions, messages, compactions, blocks, entries, facts });
+  const { sessions, messages, compactions, blocks, entries, facts, checkpoints } = counts;
+  return JSON.stringify({
+    type: "end",
+    sessions,
+    messages,
+    compactions,
+    blocks,
+    entries,
+    facts,
+    checkpoints,
+  });
 }
 
 /** A fact line's fields (their values are checked by the store's import, FactStore.importFacts). */
@@ -331,6 +347,8 @@ function decodeRecord(text: string, line: number): ExportRecord {
       };
     case "fact":
       return { type: "fact", fact: decodeFact(f, record, line) };
+    case "checkpoint":
+      return { type: "checkpoint", ...decodeCheckpoint(f, record, line) };
     case "end":
       return {
         type: "end",
@@ -342,6 +360,8 @@ function decodeRecord(text: string, line: number): ExportRecord {
           entries: f.count("entries"),
           // Version 3 on: a file before it holds no facts.
           facts: f.has("facts") ? f.count("facts") : 0,
+          // Version 4 on: a file before it holds no checkpoints.
+          checkpoints: f.has("checkpoints") ? f.count("checkpoints") : 0,
         },
       };
     default:

@@ -24,6 +24,8 @@ export interface ImportSummary {
   rows: ImportCounts;
   /** Learned facts (one whose id its scope holds is skipped). */
   facts: ImportCounts;
+  /** Checkpoints written (one stored with the same id is replaced, as the saver's `put` replaces it). */
+  checkpoints: number;
   /**
    * Registered sessions whose record carried no owner and no pin (a version 1 export): imported without an owner,
    * unpinned, so an owner's view does not find them and retention does not keep them.
@@ -37,7 +39,15 @@ export interface ImportSummary {
 export class Records {
   line = 0;
   private ahead: ExportRecord | undefined;
-  readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
+  readonly seen: ExportCounts = {
+    sessions: 0,
+    messages: 0,
+    compactions: 0,
+    blocks: 0,
+    entries: 0,
+    facts: 0,
+    checkpoints: 0,
+  };
 
   constructor(
     private readonly lines: AsyncIterator<string>,
@@ -57,6 +67,7 @@ export class Records {
     else if (record?.type === "compaction") this.seen.compactions++;
     else if (record?.type === "row") this.seen[record.row.kind === "block" ? "blocks" : "entries"]++;
     else if (record?.type === "fact") this.seen.facts++;
+    else if (record?.type === "checkpoint") this.seen.checkpoints++;
     return record;
   }
 
@@ -73,7 +84,7 @@ export class Records {
 }
 
 /**
- * The items of the session whose record was just read: its header, then its messages and overlays. With a plan,
+ * The items of the session whose record was just read: its header, then its messages, overlays and checkpoints. With a plan,
  * unreadable messages and the overlays at them are left out (counted in `skipped`) and the rest re-pointed past them.
  */
 async function* sessionItems(
@@ -103,6 +114,8 @@ async function* sessionItems(
     } else if (next.type === "compaction" && next.sessionId === id) {
       if (plan?.drops(id, next.compaction)) skipped.overlays++;
       else yield { kind: "compaction", compaction: next.compaction };
+    } else if (next.type === "checkpoint" && next.sessionId === id) {
+      yield { kind: "checkpoint", checkpoint: next.checkpoint };
     } else return;
     await records.next();
   }
@@ -183,6 +196,7 @@ export async function readImport(
     compactions: { inserted: 0, skipped: 0 },
     rows: { inserted: 0, skipped: 0 },
     facts: { inserted: 0, skipped: 0 },
+    checkpoints: 0,
     ownerless: 0,
   };
   if (plan) summary.unreadable = [];
@@ -202,6 +216,7 @@ export async function readImport(
         if (result.registered) summary.sessions.registered++;
         add(summary.messages, result.messages);
         add(summary.compactions, result.compactions);
+        summary.checkpoints += result.checkpoints ?? 0;
       } else if (record.type === "row") {
         add(summary.rows, await store.transfer.importRows(rowItems(records, record.row)));
       } else if (record.type === "fact") {

@@ -5,7 +5,6 @@
  * is neither carried nor left out with a reason, and when a carried field is not in a real export.
  */
 
-const CHECKPOINTS = "a LangGraph thread's checkpoints, not carried by a session's export yet";
 const GRAPH_ITEMS =
   "LangGraph store items are owner data the export does not carry yet (docs/LANGGRAPH.md, Transfer)";
 
@@ -46,10 +45,10 @@ export const TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
   "agent_graph_items.namespace": { left: GRAPH_ITEMS },
   "agent_graph_items.key": { left: GRAPH_ITEMS },
   "agent_graph_items.value": { left: GRAPH_ITEMS },
-  // docs/LANGGRAPH.md "Not covered yet": a thread's export does not carry its checkpoints yet.
-  "agent_checkpoints.data": { left: CHECKPOINTS },
-  "agent_checkpoints.metadata": { left: CHECKPOINTS },
-  "agent_checkpoint_values.data": { left: CHECKPOINTS },
-  "agent_checkpoint_writes.data": { left: CHECKPOINTS },
+  // A thread is a session: its export carries its checkpoints (store/transfer/checkpoints.ts), values and writes.
+  "agent_checkpoints.data": { carried: "checkpoint.data" },
+  "agent_checkpoints.metadata": { carried: "checkpoint.metadata" },
+  "agent_checkpoint_values.data": { carried: "checkpoint.values" },
+  "agent_checkpoint_writes.data": { carried: "checkpoint.writes" },
   "sqlite_stat4.sample": { left: "the database's statistics, sampled again by its next ANALYZE" },
 };
