@@ -64,6 +64,7 @@ describe("export and import", { concurrency: true }, () => {
       entries: 0,
       facts: 0,
       checkpoints: 0,
+      items: 0,
     });
     const first = records[1] as {
       type: string;

@@ -1,8 +1,9 @@
 // A LangGraph thread's checkpoints in the transfer (store/transfer/checkpoints.ts, the CLI's `checkpoint` lines):
 // a thread with growing messages, pending writes, a fork and a subgraph namespace is exported and imported into a
 // fresh store, through the store's transfer stream and through the CLI's export file; the saver's list and getTuple
-// then answer the same tuples and the stored bytes are the same, on SQLite, PGlite and Postgres. A keyed owner's
-// thread is exported opened and sealed again under the importing store's key.
+// then answer the same tuples and the stored bytes are the same, on SQLite, PGlite and Postgres. LangGraph store items
+// move with whole-store and owner-wide exports, their times kept. A keyed owner's thread and items are exported
+// opened and sealed again under the importing store's key.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,8 +14,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { writeExport } from "../../src/cli/transfer/export.js";
 import { readImport } from "../../src/cli/transfer/import.js";
+import type { GraphItem } from "../../src/contract/graph-items.js";
 import type { TransferItem } from "../../src/contract/transfer.js";
-import { AgentSessionSaver } from "../../src/langgraph/index.js";
+import { AgentSessionSaver, AgentSessionStore } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
@@ -110,7 +112,8 @@ async function viaStream(from: Store, to: Store): Promise<void> {
   assert.equal(result.checkpoints, 14);
 }
 
-async function viaFile(from: Store, to: Store): Promise<string> {
+/** The CLI's export of the whole store (or of `owner`'s sessions and items), read back by its import into `to`. */
+async function viaFile(from: Store, to: Store, owner?: string, checkpoints = 14): Promise<string> {
   let text = "";
   const none = { increment() {}, setTotal() {}, stop() {} };
   const counts = await writeExport(
@@ -118,17 +121,36 @@ async function viaFile(from: Store, to: Store): Promise<string> {
     async (chunk) => {
       text += chunk;
     },
-    { sessionIds: [], progress: none, countFirst: false },
+    owner === undefined
+      ? { sessionIds: [], progress: none, countFirst: false }
+      : { sessionIds: ["t-1"], exact: true, owner, progress: none, countFirst: false },
   );
-  assert.equal(counts.checkpoints, 14);
+  assert.equal(counts.checkpoints, checkpoints);
   const summary = await readImport(
     to,
     (async function* () {
       yield* text.split("\n").filter((line) => line.length > 0);
     })(),
   );
-  assert.equal(summary.checkpoints, 14);
+  assert.equal(summary.checkpoints, checkpoints);
   return text;
+}
+
+/** Alice's and bob's LangGraph store items, one with a time to live, one refreshed by a read (its expiry moved). */
+async function writeItems(store: Store): Promise<void> {
+  const items = new AgentSessionStore(store);
+  await items.put(["alice", "memories"], "food", { text: `${SECRET} likes tea`, n: 1.5 });
+  await items.put(["alice", "memories", "deep"], "trip", { text: "Lisbon" }, undefined, { ttl: 60 });
+  await new Promise((r) => setTimeout(r, 5));
+  await items.get(["alice", "memories", "deep"], "trip");
+  await items.put(["bob", "notes"], "n1", { text: "bob's note" });
+}
+
+/** Every item of the store (or of `owner`), times included. */
+async function itemsOf(store: Store, owner: string | null = null): Promise<GraphItem[]> {
+  const found: GraphItem[] = [];
+  for await (const item of store.graphItems.exportItems(owner, Date.now())) found.push(item);
+  return found;
 }
 
 /** The cases on one backend: `open(name, keyring)` opens a fresh store's place by name. */
@@ -159,14 +181,42 @@ function cases(backend: string, open: (name: string, keyring?: Keyring) => Promi
     });
   }
 
+  test(`${backend}: store items move with a whole-store export and an owner's, their times kept`, async () => {
+    const from = await open("items_from");
+    const whole = await open("items_whole");
+    const alices = await open("items_alice");
+    try {
+      await writeThread(from);
+      await writeItems(from);
+      const before = await itemsOf(from);
+      assert.equal(before.length, 3);
+      assert.ok(before.some((i) => i.ttlMs === 3_600_000 && i.expiresAt !== null));
+      await viaFile(from, whole);
+      assert.deepEqual(await itemsOf(whole), before);
+      await viaFile(from, alices, "alice");
+      assert.deepEqual(await itemsOf(alices), await itemsOf(from, "alice"), "an owner's export: hers only");
+      // A second import keeps what is stored.
+      const again = await viaFile(from, whole);
+      assert.ok(again.length > 0);
+      assert.deepEqual(await itemsOf(whole), before);
+    } finally {
+      await from.close();
+      await whole.close();
+      await alices.close();
+    }
+  });
+
   test(`${backend}: a keyed owner's thread is exported opened and sealed again under the importing store's key`, async () => {
     const from = await open("sealed_from", randomKeyring(["alice"]));
     const to = await open("sealed_to", randomKeyring(["alice"]));
     try {
       await writeThread(from);
+      await writeItems(from);
       const before = await snapshot(from);
+      const items = await itemsOf(from);
       await viaFile(from, to);
       assert.deepEqual(await snapshot(to), before);
+      assert.deepEqual(await itemsOf(to), items);
     } finally {
       await from.close();
       await to.close();
@@ -174,6 +224,7 @@ function cases(backend: string, open: (name: string, keyring?: Keyring) => Promi
     const keyless = await open("sealed_to");
     try {
       await assert.rejects(snapshot(keyless), { code: "DECRYPT_FAILED" });
+      await assert.rejects(itemsOf(keyless, "alice"), { code: "DECRYPT_FAILED" });
     } finally {
       await keyless.close();
     }

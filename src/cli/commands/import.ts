@@ -114,14 +114,16 @@ export const importCommand: Command = {
       );
     }
     if (out.json) return out.result(summary);
-    const { sessions, messages, compactions, rows, facts, checkpoints, database, unreadable } = summary;
+    const { sessions, messages, compactions, rows, facts, checkpoints, items, database, unreadable } =
+      summary;
     await out.line(
       `Imported into ${database}: ${counted(sessions.read, "session")} (${sessions.registered} newly registered), ` +
         `${counted(messages.inserted, "message")} (${messages.skipped} already there), ` +
         `${counted(compactions.inserted, "overlay")} (${compactions.skipped} already there), ` +
         `${rows.inserted} blocks and entries (${rows.skipped} already there), ` +
         `${counted(facts.inserted, "fact")} (${facts.skipped} already there)` +
-        `${checkpoints > 0 ? `, ${counted(checkpoints, "checkpoint")}` : ""}.`,
+        `${checkpoints > 0 ? `, ${counted(checkpoints, "checkpoint")}` : ""}` +
+        `${items.inserted + items.skipped > 0 ? `, ${counted(items.inserted, "store item")} (${items.skipped} already there)` : ""}.`,
     );
     for (const left of unreadable ?? []) {
       await out.line(

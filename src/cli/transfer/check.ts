@@ -1,6 +1,7 @@
 import { hasCheckpoints } from "../../contract/checkpoints.js";
 import { hasContextStorage } from "../../contract/context.js";
 import { hasFactStore } from "../../contract/facts.js";
+import { hasGraphItems } from "../../contract/graph-items.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import { hasSessionRegistry } from "../../contract/registry.js";
 import type { TransferCapableStore, TransferMessage } from "../../contract/transfer.js";
@@ -14,7 +15,7 @@ import { CliError } from "../errors.js";
 import { FactOwnerCheck } from "./fact-owners.js";
 import { FactSourceCheck } from "./fact-sources.js";
 import type { ExportCounts } from "./format.js";
-import { noFactStore, Records } from "./import.js";
+import { noFactStore, noItemStore, Records } from "./import.js";
 import { UnreadablePlan, unreadableError } from "./unreadable.js";
 
 /** Options of {@link checkImport}. */
@@ -133,6 +134,8 @@ export async function checkImport(
           await sources.need(sessionId, messageId, records.line, fact!.id);
         }
         await owners.registered(fact!, fail);
+      } else if (record.type === "item") {
+        if (!hasGraphItems(store)) throw noItemStore(records.line);
       } else if (record.type === "checkpoint") {
         if (record.sessionId !== current?.id) {
           fail(

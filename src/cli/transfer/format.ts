@@ -1,4 +1,5 @@
 import type { Fact, FactStatus } from "../../contract/facts.js";
+import type { GraphItem } from "../../contract/graph-items.js";
 import type { CompactionDetails, StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
@@ -15,6 +16,7 @@ import { CliError } from "../errors.js";
 import { usageOf } from "../usage.js";
 import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-lines.js";
 import { Fields } from "./fields.js";
+import { decodeItem } from "./item-lines.js";
 
 /** The `format` value of the first line of every export. */
 export const EXPORT_FORMAT = "agent-session-export";
@@ -24,7 +26,8 @@ export const EXPORT_FORMAT = "agent-session-export";
  * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule). Version 3 added
  * learned facts (`fact` lines after the blocks and entries, and their count in the end record). Version 4 added a
  * session's checkpoints (`checkpoint` lines after its overlays: a LangGraph thread's, checkpoint-lines.ts, and their
- * count in the end record).
+ * count in the end record) and LangGraph store items (`item` lines after the facts of an owner-wide or store-wide
+ * export, item-lines.ts, and their count).
  */
 export const EXPORT_VERSION = 4;
 
@@ -37,6 +40,7 @@ export interface ExportCounts {
   entries: number;
   facts: number;
   checkpoints: number;
+  items: number;
 }
 
 /** A line of an export after validation, in the store's transfer shapes. */
@@ -54,6 +58,7 @@ export type ExportRecord =
   | { type: "checkpoint"; sessionId: string; checkpoint: TransferCheckpoint }
   | { type: "row"; row: TransferRow }
   | { type: "fact"; fact: Fact }
+  | { type: "item"; item: GraphItem }
   | { type: "end"; counts: ExportCounts };
 
 // Every writer below builds its object literal in one fixed key order, so the same data is always the same bytes.
@@ -157,7 +162,7 @@ export function encodeFact(f: Fact): string {
 
 /** The last line: how many records of each kind came before, so a truncated file is detected. */
 export function encodeEnd(counts: ExportCounts): string {
-  const { sessions, messages, compactions, blocks, entries, facts, checkpoints } = counts;
+  const { sessions, messages, compactions, blocks, entries, facts, checkpoints, items } = counts;
   return JSON.stringify({
     type: "end",
     sessions,
@@ -167,6 +172,7 @@ export function encodeEnd(counts: ExportCounts): string {
     entries,
     facts,
     checkpoints,
+    items,
   });
 }
 
@@ -349,6 +355,8 @@ function decodeRecord(text: string, line: number): ExportRecord {
       return { type: "fact", fact: decodeFact(f, record, line) };
     case "checkpoint":
       return { type: "checkpoint", ...decodeCheckpoint(f, record, line) };
+    case "item":
+      return { type: "item", item: decodeItem(f, record) };
     case "end":
       return {
         type: "end",
@@ -362,6 +370,7 @@ function decodeRecord(text: string, line: number): ExportRecord {
           facts: f.has("facts") ? f.count("facts") : 0,
           // Version 4 on: a file before it holds no checkpoints.
           checkpoints: f.has("checkpoints") ? f.count("checkpoints") : 0,
+          items: f.has("items") ? f.count("items") : 0,
         },
       };
     default:

@@ -1,5 +1,6 @@
 import { hasAttachmentStore } from "../../contract/attachments.js";
 import { type Fact, hasFactStore } from "../../contract/facts.js";
+import { type GraphItem, type GraphItems, hasGraphItems } from "../../contract/graph-items.js";
 import type {
   ImportCounts,
   TransferCapableStore,
@@ -26,6 +27,8 @@ export interface ImportSummary {
   facts: ImportCounts;
   /** Checkpoints written (one stored with the same id is replaced, as the saver's `put` replaces it). */
   checkpoints: number;
+  /** LangGraph store items (one stored under its owner, namespace and key is kept). */
+  items: ImportCounts;
   /**
    * Registered sessions whose record carried no owner and no pin (a version 1 export): imported without an owner,
    * unpinned, so an owner's view does not find them and retention does not keep them.
@@ -47,6 +50,7 @@ export class Records {
     entries: 0,
     facts: 0,
     checkpoints: 0,
+    items: 0,
   };
 
   constructor(
@@ -68,6 +72,7 @@ export class Records {
     else if (record?.type === "row") this.seen[record.row.kind === "block" ? "blocks" : "entries"]++;
     else if (record?.type === "fact") this.seen.facts++;
     else if (record?.type === "checkpoint") this.seen.checkpoints++;
+    else if (record?.type === "item") this.seen.items++;
     return record;
   }
 
@@ -161,6 +166,36 @@ async function* factItems(records: Records, first: Fact): AsyncGenerator<Fact> {
   }
 }
 
+/** The error for a file with LangGraph store items on a store that keeps none (the check pass raises it first). */
+export function noItemStore(line: number): CliError {
+  return new CliError(
+    `line ${line}: the file holds LangGraph store items and this store keeps none: import it into a SQLite or Postgres store`,
+    "UNSUPPORTED",
+  );
+}
+
+// Items per write (one transaction each).
+const ITEM_RUN = 256;
+
+/** Imports the run of item records starting with `first`, a transaction per ITEM_RUN items. */
+async function importItems(items: GraphItems, records: Records, first: GraphItem): Promise<ImportCounts> {
+  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+  let run: GraphItem[] = [first];
+  const flush = async () => {
+    const inserted = await items.importItems(run);
+    counts.inserted += inserted;
+    counts.skipped += run.length - inserted;
+    run = [];
+  };
+  for (let next = await records.peek(); next?.type === "item"; next = await records.peek()) {
+    run.push(next.item);
+    await records.next();
+    if (run.length >= ITEM_RUN) await flush();
+  }
+  if (run.length > 0) await flush();
+  return counts;
+}
+
 /** The error for a file with facts on a store that keeps none (the check pass raises it before anything is written). */
 export function noFactStore(line: number): CliError {
   return new CliError(
@@ -197,6 +232,7 @@ export async function readImport(
     rows: { inserted: 0, skipped: 0 },
     facts: { inserted: 0, skipped: 0 },
     checkpoints: 0,
+    items: { inserted: 0, skipped: 0 },
     ownerless: 0,
   };
   if (plan) summary.unreadable = [];
@@ -222,6 +258,9 @@ export async function readImport(
       } else if (record.type === "fact") {
         if (!hasFactStore(store)) throw noFactStore(records.line);
         add(summary.facts, await importFactStream(store.facts, factItems(records, record.fact)));
+      } else if (record.type === "item") {
+        if (!hasGraphItems(store)) throw noItemStore(records.line);
+        add(summary.items, await importItems(store.graphItems, records, record.item));
       } else if (record.type === "end") {
         end = record.counts;
       } else if (record.type === "header") {

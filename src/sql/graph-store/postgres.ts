@@ -51,7 +51,7 @@ export function graphItemTablesSql(t: Tables): string[] {
   ];
 }
 
-const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at";
+const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at, ttl_ms";
 
 // The scope's condition from parameter `$at` on: its owner, then its prefix as a range with the prefix or below it.
 function scoped(scope: GraphScope, at: number): { sql: string; params: unknown[] } {
@@ -157,6 +157,37 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
       ]),
     eraseOwner: (owner) => query(`DELETE FROM ${items} WHERE owner = $1 RETURNING 1 AS n`, [owner]),
     count: () => query(`SELECT count(*)::integer AS n FROM ${items}`),
+    owners: (after, limit) =>
+      after === null
+        ? query(`SELECT DISTINCT owner FROM ${items} ORDER BY owner LIMIT $1::integer`, [limit])
+        : query(`SELECT DISTINCT owner FROM ${items} WHERE owner > $1 ORDER BY owner LIMIT $2::integer`, [
+            after,
+            limit,
+          ]),
+    insert: (item, stored, write) => {
+      const guard = guardInside(t, 11, null);
+      return query(
+        `WITH ${guard.ctes}w AS (SELECT 1)
+         INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint, $8::bigint,
+           $9::bigint FROM w WHERE $10::boolean${guard.and}
+         ON CONFLICT (owner, namespace, key) DO NOTHING
+         RETURNING 1 AS n`,
+        [
+          item.owner,
+          item.namespace,
+          item.key,
+          stored,
+          item.fields,
+          item.createdAt,
+          item.updatedAt,
+          item.ttlMs,
+          item.expiresAt,
+          true,
+          ...(t.layout.guardsInside ? guardParams(t, guardedOf(t, write.guard)) : []),
+        ],
+      );
+    },
   };
 }
 
