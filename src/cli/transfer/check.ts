@@ -142,8 +142,12 @@ export async function checkImport(
             `a checkpoint of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
           );
         }
-        if (!hasCheckpoints(store))
-          fail("the file holds checkpoints and this store keeps none (SQLite, Postgres do)");
+        if (!hasCheckpoints(store)) {
+          throw new CliError(
+            `line ${records.line}: the file holds checkpoints and this store keeps none: import it into a SQLite or Postgres store`,
+            "UNSUPPORTED",
+          );
+        }
         // A delta's base is checked by the write pass (the value carried before it), before anything of it is written.
         assertTransferItem({ kind: "checkpoint", checkpoint: record.checkpoint });
       } else if (record.type === "attachment") {

@@ -5,7 +5,7 @@
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
-import type { RekeyTable } from "../rekey/table.js";
+import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
 const names = (t: Tables) => ({
@@ -215,9 +215,7 @@ export function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
  * A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts), each naming the session
  * (routed to its node on Citus).
  */
-export function postgresCheckpointRekey(
-  t: Tables,
-): Pick<RekeyTable, "checkpointRows" | "writeCheckpointRow"> {
+export function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
   return {
     checkpointRows: (sessionId, c, start, after, limit) => {
       const params: unknown[] = [sessionId];

@@ -5,7 +5,7 @@
 import { SessionError } from "../../errors.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 import { type CodecKeys, decode, encode } from "../../store/crypto/row-codec.js";
-import type { Row } from "../program.js";
+import type { Row, Statement } from "../program.js";
 
 /** A stored byte column: the bytes, or (`sealed`) the sealed text of their base64. */
 export interface StoredBytes {
@@ -90,3 +90,25 @@ export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
     ],
   },
 ];
+
+/** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts, part of its RekeyTable). */
+export interface CheckpointRekeyStatements {
+  /**
+   * A page of a session's rows of `table` after the key `after` (null: from its start), in key order: those sealed
+   * whose bytes start `start`, or (`start` null) those holding bytes in clear.
+   */
+  checkpointRows(
+    sessionId: string,
+    table: SealedCheckpointTable,
+    start: Uint8Array | null,
+    after: readonly unknown[] | null,
+    limit: number,
+  ): Statement;
+  /** The row's byte columns stored as `stored` (in the table's order), sealed, unless its first one changed meanwhile. */
+  writeCheckpointRow(
+    sessionId: string,
+    table: SealedCheckpointTable,
+    row: Row,
+    stored: readonly Uint8Array[],
+  ): Statement;
+}

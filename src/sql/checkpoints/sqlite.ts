@@ -3,8 +3,7 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
-import type { RekeyTable } from "../rekey/table.js";
-import type { SealedCheckpointTable } from "./sealing.js";
+import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
 /**
@@ -221,7 +220,7 @@ export const FORGET_CHECKPOINTS = [
 const keyed = (t: SealedCheckpointTable) => t.key.join(", ");
 
 /** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts). */
-export const sqliteCheckpointRekey: Pick<RekeyTable, "checkpointRows" | "writeCheckpointRow"> = {
+export const sqliteCheckpointRekey: CheckpointRekeyStatements = {
   checkpointRows: (sessionId, t, start, after, limit) => {
     const which =
       start === null ? "sealed = 0 AND data IS NOT NULL" : "sealed = 1 AND substr(data, 1, ?) = ?";

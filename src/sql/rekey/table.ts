@@ -9,7 +9,7 @@
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";
-import type { SealedCheckpointTable } from "../checkpoints/sealing.js";
+import type { CheckpointRekeyStatements } from "../checkpoints/sealing.js";
 import type { Program, Row, Statement, Step } from "../program.js";
 
 /** A head number as the engine answers it (a number on SQLite, text on Postgres): passed back as it came. */
@@ -90,7 +90,7 @@ export interface ClearFactRow extends SealedFactRow {
 }
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
-export interface RekeyTable {
+export interface RekeyTable extends CheckpointRekeyStatements {
   /** The keyring, whose previous keys of the owner name the blocks and entries to re-seal. */
   readonly keyring: Keyring;
   // Statements: each answers the rows named, or none.
@@ -120,24 +120,6 @@ export interface RekeyTable {
   writeName(row: NameRow, sealed: string): Statement; // unless renamed meanwhile; `updated_at` kept
   itemsUnder(owner: string, start: string): Statement; // the owner's store items stored starting `start`: [ItemRow]
   writeItem(row: ItemRow, stored: string): Statement; // unless written meanwhile; `updated_at` kept
-  /**
-   * A page of a session's rows of a checkpoint table (sql/rekey/checkpoints.ts) after the key `after` (null: from
-   * its start), in key order: those sealed whose bytes start `start`, or (`start` null) those holding bytes in clear.
-   */
-  checkpointRows(
-    sessionId: string,
-    table: SealedCheckpointTable,
-    start: Uint8Array | null,
-    after: readonly unknown[] | null,
-    limit: number,
-  ): Statement;
-  /** The row's byte columns stored as `stored` (in the table's order), sealed, unless its first one changed meanwhile. */
-  writeCheckpointRow(
-    sessionId: string,
-    table: SealedCheckpointTable,
-    row: Row,
-    stored: readonly Uint8Array[],
-  ): Statement;
   /**
    * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
    * (blind tokens of `key`).

@@ -5,10 +5,14 @@
  * prefix (a messages list growing by a message a step is carried about once, not once per step). An import rebuilds
  * every value byte for byte before it writes it, so the importing store stores it in its own form.
  */
+
+import { z } from "zod";
 import type { CheckpointStore, StoredChannelValue } from "../../contract/checkpoints.js";
 import type { TransferChannelValue, TransferCheckpoint } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
+import { parseInput } from "../../schema/parse.js";
+import { rule, ruleOf } from "../../schema/to-session-error.js";
 
 // Checkpoints per read (each with its values rebuilt and its writes).
 const PAGE = 50;
@@ -85,8 +89,11 @@ export class CheckpointImport {
       const base = this.last.get(key);
       const { version, prefix } = v.base;
       if (!base?.bytes || base.version !== version || !(prefix <= base.bytes.length) || data === null) {
-        throw invalid(
+        // The stream's state, not the record's shape: the base is the value this import holds of the channel.
+        throw new SessionError(
+          "INVALID_ARGUMENT",
           `The value of channel "${v.channel}" at version ${describe(v.version)} of checkpoint "${c.id}" names a base (${describe(version)}) that is not the value carried before it`,
+          { issues: [{ path: "values.base", rule: "conflict" }] },
         );
       }
       data = new Uint8Array(prefix + data.length);
@@ -105,50 +112,65 @@ function commonPrefix(a: Uint8Array, b: Uint8Array): number {
   return i;
 }
 
-const invalid = (message: string) =>
-  new SessionError("INVALID_ARGUMENT", message, { issues: [{ path: "checkpoint", rule: "invalid" }] });
+const text = (field: string) =>
+  z.custom<string>((value) => typeof value === "string", ruleOf(field, "must be a string"));
+const bytes = (field: string) =>
+  z.custom<Uint8Array>((value) => value instanceof Uint8Array, ruleOf(field, "must be a Uint8Array"));
+const whole = (field: string, min: number) =>
+  z.custom<number>(
+    (value) => Number.isSafeInteger(value) && (value as number) >= min,
+    ruleOf(field, min === 0 ? "must be a whole number >= 0" : "must be a whole number"),
+  );
 
-const isText = (value: unknown): value is string => typeof value === "string";
-const isBytes = (value: unknown): value is Uint8Array => value instanceof Uint8Array;
+/** A transferred checkpoint (contract/transfer.ts TransferCheckpoint); the saver checks its ids when it reads them. */
+const transferCheckpoint = z.object(
+  {
+    ns: text("The namespace"),
+    id: z.custom<string>(
+      (value) => typeof value === "string" && value.length > 0,
+      ruleOf("The id", "must be a non-empty string"),
+    ),
+    parentId: text("The parent").nullable(),
+    type: text("The type"),
+    data: bytes("The bytes"),
+    metadataType: text("The metadata's type"),
+    metadata: bytes("The metadata"),
+    versions: z.custom<Record<string, string | number>>(
+      (value) =>
+        typeof value === "object" &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.values(value).every((v) => typeof v === "string" || Number.isFinite(v)),
+      ruleOf("The versions", "must be an object of strings and numbers"),
+    ),
+    values: z.array(
+      z.object({
+        channel: text("The channel"),
+        version: text("The version"),
+        type: text("The value's type"),
+        data: bytes("The value").nullable(),
+        base: z.object({ version: text("The base"), prefix: whole("The prefix", 0) }).optional(),
+      }),
+      rule("The values must be an array"),
+    ),
+    writes: z.array(
+      z.object({
+        taskId: text("The task"),
+        idx: whole("The index", Number.MIN_SAFE_INTEGER),
+        channel: text("The channel"),
+        type: text("The write's type"),
+        data: bytes("The write"),
+        taskPath: text("The task path"),
+      }),
+      rule("The writes must be an array"),
+    ),
+  },
+  rule("A transferred checkpoint must be an object"),
+);
 
-/** Throws `INVALID_ARGUMENT` unless `c` has the shape of a transferred checkpoint (the saver checks its ids). */
+/** Throws `INVALID_ARGUMENT` (naming the checkpoint and the field) unless `c` is a transferred checkpoint. */
 export function assertCheckpoint(c: TransferCheckpoint): void {
-  const ok =
-    typeof c === "object" &&
-    c !== null &&
-    isText(c.ns) &&
-    isText(c.id) &&
-    c.id.length > 0 &&
-    (c.parentId === null || isText(c.parentId)) &&
-    isText(c.type) &&
-    isBytes(c.data) &&
-    isText(c.metadataType) &&
-    isBytes(c.metadata) &&
-    typeof c.versions === "object" &&
-    c.versions !== null &&
-    Object.values(c.versions).every((v) => isText(v) || Number.isFinite(v)) &&
-    Array.isArray(c.values) &&
-    c.values.every(
-      (v) =>
-        isText(v.channel) &&
-        isText(v.version) &&
-        isText(v.type) &&
-        (v.data === null || isBytes(v.data)) &&
-        (v.base === undefined ||
-          (isText(v.base.version) && Number.isSafeInteger(v.base.prefix) && v.base.prefix >= 0)),
-    ) &&
-    Array.isArray(c.writes) &&
-    c.writes.every(
-      (w) =>
-        isText(w.taskId) &&
-        Number.isSafeInteger(w.idx) &&
-        isText(w.channel) &&
-        isText(w.type) &&
-        isBytes(w.data) &&
-        isText(w.taskPath),
-    );
-  if (!ok)
-    throw invalid(
-      `Checkpoint ${describe((c as { id?: unknown } | null)?.id)} is not a transferred checkpoint`,
-    );
+  parseInput(transferCheckpoint, c, {
+    of: (record: unknown) => `checkpoint ${describe((record as { id?: unknown } | null)?.id)}`,
+  });
 }
