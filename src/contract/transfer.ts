@@ -57,7 +57,7 @@ export interface TransferCheckpoint extends Omit<StoredCheckpoint, "sessionId"> 
 
 /**
  * One item of a session's transfer stream: the header first, then messages (parents first, each payload as an
- * `attachment` item before the first message pointing at it), then overlays, then checkpoints (newest first).
+ * `attachment` item before the first message pointing at it), then overlays, then checkpoints (namespace by namespace, newest first).
  */
 export type TransferItem =
   | { kind: "session"; session: TransferSession }

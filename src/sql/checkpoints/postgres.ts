@@ -122,6 +122,10 @@ const footprintSql = statement((t) => {
     + coalesce((SELECT sum(length(data)) FROM ${n.writes} WHERE session_id = $1), 0) AS bytes`;
 });
 
+const namespacesSql = statement(
+  (t) => `SELECT DISTINCT ns FROM ${names(t).cps} WHERE session_id = $1 ORDER BY ns`,
+);
+
 /** Postgres's statement table of checkpoints for the tables `t`. */
 export function postgresCheckpoints(t: Tables): CheckpointStatements {
   return {
@@ -174,6 +178,7 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
     chain: (sessionId, ns, wanted) =>
       query(chainSql(t), [sessionId, ns, wanted.map((w) => w[0]), wanted.map((w) => w[1])]),
     footprint: (sessionId) => query(footprintSql(t), [sessionId]),
+    namespaces: (sessionId) => query(namespacesSql(t), [sessionId]),
   };
 }
 

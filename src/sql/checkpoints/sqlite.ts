@@ -200,6 +200,8 @@ export const sqliteCheckpoints: CheckpointStatements = {
         ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version`,
       [JSON.stringify(wanted), sessionId, ns, sessionId, ns],
     ),
+  namespaces: (sessionId) =>
+    query("SELECT DISTINCT ns FROM agent_checkpoints WHERE session_id = ? ORDER BY ns", [sessionId]),
   footprint: (sessionId) =>
     query(
       `SELECT (SELECT count(*) FROM agent_checkpoints WHERE session_id = ?) AS n,

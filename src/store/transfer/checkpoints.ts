@@ -1,13 +1,13 @@
 /**
- * A session's checkpoints in its transfer stream (contract/transfer.ts TransferCheckpoint): read newest first a page
- * at a time, opened (an export is the app's to protect; an import seals again for the importing store's owner), each
+ * A session's checkpoints in its transfer stream (contract/transfer.ts TransferCheckpoint): read namespace by
+ * namespace, newest first, a page at a time, opened (an export is the app's to protect; an import seals again for the importing store's owner), each
  * channel version carried once, as a delta of the version of its channel carried just before where they share a
  * prefix (a messages list growing by a message a step is carried about once, not once per step). An import rebuilds
  * every value byte for byte before it writes it, so the importing store stores it in its own form.
  */
 
 import { z } from "zod";
-import type { CheckpointStore, StoredChannelValue } from "../../contract/checkpoints.js";
+import type { CheckpointRead, CheckpointStore, StoredChannelValue } from "../../contract/checkpoints.js";
 import type { TransferChannelValue, TransferCheckpoint } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { describe } from "../../message/describe.js";
@@ -24,44 +24,50 @@ const channelOf = (ns: string, channel: string) => JSON.stringify([ns, channel])
 /** The last value carried of each (namespace, channel): the base of the next one. */
 type Carried = Map<string, { version: string; bytes: Uint8Array | null }>;
 
-/** A session's checkpoints as transfer items, newest first (none when the store keeps no checkpoints). */
+/**
+ * A session's checkpoints as transfer items, namespace by namespace (in byte order), each newest first: a page is one
+ * range of the primary key (session, namespace, id), read backwards.
+ */
 export async function* exportCheckpoints(
   store: CheckpointStore,
   sessionId: string,
 ): AsyncGenerator<TransferCheckpoint> {
   const seen = new Set<string>();
   const last: Carried = new Map();
-  let after: { sessionId: string; ns: string; id: string } | undefined;
-  for (;;) {
-    const page = await store.page({ sessionId, after, limit: PAGE });
-    for (const c of page) {
-      const values: TransferChannelValue[] = [];
-      for (const v of c.values) {
-        const key = JSON.stringify([c.ns, v.channel, v.version]);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const previous = last.get(channelOf(c.ns, v.channel));
-        last.set(channelOf(c.ns, v.channel), { version: v.version, bytes: v.data });
-        const prefix = previous?.bytes && v.data ? commonPrefix(previous.bytes, v.data) : 0;
-        if (!previous || prefix < MIN_PREFIX || !v.data) values.push({ ...v });
-        else {
-          const base = { version: previous.version, prefix };
-          values.push({
-            channel: v.channel,
-            version: v.version,
-            type: v.type,
-            data: v.data.subarray(prefix),
-            base,
-          });
-        }
-      }
-      const { sessionId: _session, values: _values, ...row } = c;
-      yield { ...row, values, writes: c.writes };
+  for (const ns of await store.namespaces(sessionId)) {
+    for (let before: string | undefined; ; ) {
+      const page = await store.page({ sessionId, ns, before, limit: PAGE });
+      for (const c of page) yield carried(c, seen, last);
+      if (page.length < PAGE) break;
+      before = page.at(-1)!.id;
     }
-    if (page.length < PAGE) return;
-    const end = page.at(-1)!;
-    after = { sessionId, ns: end.ns, id: end.id };
   }
+}
+
+/** A checkpoint as carried: the values whose version the stream has not carried yet, each a delta where it pays. */
+function carried(c: CheckpointRead, seen: Set<string>, last: Carried): TransferCheckpoint {
+  const values: TransferChannelValue[] = [];
+  for (const v of c.values) {
+    const key = JSON.stringify([c.ns, v.channel, v.version]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const previous = last.get(channelOf(c.ns, v.channel));
+    last.set(channelOf(c.ns, v.channel), { version: v.version, bytes: v.data });
+    const prefix = previous?.bytes && v.data ? commonPrefix(previous.bytes, v.data) : 0;
+    if (!previous || prefix < MIN_PREFIX || !v.data) values.push({ ...v });
+    else {
+      const base = { version: previous.version, prefix };
+      values.push({
+        channel: v.channel,
+        version: v.version,
+        type: v.type,
+        data: v.data.subarray(prefix),
+        base,
+      });
+    }
+  }
+  const { sessionId: _session, values: _values, ...row } = c;
+  return { ...row, values, writes: c.writes };
 }
 
 /** One session's checkpoint import: holds the last value of each channel, which a delta names as its base. */
