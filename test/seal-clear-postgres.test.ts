@@ -30,7 +30,7 @@ const openLogged = (p: Place, keyring?: Keyring) =>
     ...(p.distributed ? { distributed: true } : {}),
   }) as unknown as Promise<ClearStore>;
 
-/** Rows of any table of the place's schema whose text (every column, search vectors too) holds `word`. */
+/** Rows of any table of the place's schema whose text (every column, search vectors, bytea as hex) holds `word`. */
 async function rowsHolding(p: Place, word: string): Promise<number> {
   const { rows: tables } = await p.db.query(
     "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
@@ -39,8 +39,10 @@ async function rowsHolding(p: Place, word: string): Promise<number> {
   let n = 0;
   for (const { table_name } of tables as { table_name: string }[]) {
     const { rows } = await p.db.query(
-      `SELECT count(*)::int AS n FROM "${p.schema}"."${table_name}" t WHERE strpos(t::text, $1) > 0`,
-      [word],
+      `SELECT count(*)::int AS n FROM "${p.schema}"."${table_name}" t
+       WHERE strpos(t::text, $1) > 0 OR strpos(t::text, $2) > 0`,
+      // A bytea column's text is its hex (checkpoint rows): the word's bytes are found as their hex too.
+      [word, Buffer.from(word).toString("hex")],
     );
     n += (rows[0] as { n: number }).n;
   }

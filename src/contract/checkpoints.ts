@@ -85,6 +85,8 @@ export interface CheckpointStore {
   get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null>;
   /** A page of checkpoints, newest id first (by session and namespace across sessions). */
   page(query: CheckpointPageQuery): Promise<CheckpointRead[]>;
+  /** The namespaces a session holds checkpoints in, in byte order (an export walks them one by one). */
+  namespaces(sessionId: string): Promise<string[]>;
   /** The stored rows and payload bytes of a session's checkpoints (what a test or a benchmark reads). */
   footprint(sessionId: string): Promise<{ rows: number; bytes: number }>;
 }

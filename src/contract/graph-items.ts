@@ -26,6 +26,8 @@ export interface GraphItem {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly expiresAt: number | null;
+  /** Its time to live in milliseconds (null: none). */
+  readonly ttlMs: number | null;
 }
 
 /** What a page reads: one owner's items (null: every owner's) under a namespace prefix ("": all). */
@@ -47,6 +49,16 @@ export interface GraphItems {
   ): Promise<GraphItem[]>;
   /** Deletes every item of `owner`; how many went. */
   eraseOwner(owner: string): Promise<number>;
+  /**
+   * Every item of `owner` (null: of every owner, owner by owner) unexpired at `now`, opened, in (owner, namespace,
+   * key) order, read a page at a time (an export).
+   */
+  exportItems(owner: string | null, now: number): AsyncIterable<GraphItem>;
+  /**
+   * Stores exported items with their times and time to live, each owner's values sealed under its key; an item
+   * stored under its (owner, namespace, key) already is kept. Answers how many were new.
+   */
+  importItems(items: readonly GraphItem[]): Promise<number>;
 }
 
 /** A store that keeps LangGraph store items. */

@@ -1,4 +1,5 @@
 // Optional store capability: lossless, streaming export and import of whole sessions and store-wide rows.
+import type { StoredCheckpoint, StoredWrite } from "./checkpoints.js";
 import type { StoredCompaction } from "./message.js";
 import type { SessionInfo } from "./registry.js";
 import type { SessionStore } from "./store.js";
@@ -32,14 +33,38 @@ export interface TransferAttachment {
 }
 
 /**
+ * A channel's value at a version, carried once per session, namespace, channel and version (by the first checkpoint
+ * of the stream naming it): its bytes, or with `base` the bytes that follow the first `prefix` bytes of the value of
+ * `base.version`, the version of the same channel and namespace the stream carried just before this one.
+ */
+export interface TransferChannelValue {
+  channel: string;
+  version: string;
+  type: string;
+  /** The bytes (null: the channel had no value at this version), or with `base` the bytes after its prefix. */
+  data: Uint8Array | null;
+  base?: { version: string; prefix: number };
+}
+
+/**
+ * A checkpoint of a session (a LangGraph thread), opened: its row's bytes, the channel values it is the first of the
+ * stream to name, and its pending writes.
+ */
+export interface TransferCheckpoint extends Omit<StoredCheckpoint, "sessionId"> {
+  values: TransferChannelValue[];
+  writes: StoredWrite[];
+}
+
+/**
  * One item of a session's transfer stream: the header first, then messages (parents first, each payload as an
- * `attachment` item before the first message pointing at it), then overlays.
+ * `attachment` item before the first message pointing at it), then overlays, then checkpoints (namespace by namespace, newest first).
  */
 export type TransferItem =
   | { kind: "session"; session: TransferSession }
   | { kind: "attachment"; attachment: TransferAttachment }
   | { kind: "message"; message: TransferMessage }
-  | { kind: "compaction"; compaction: StoredCompaction };
+  | { kind: "compaction"; compaction: StoredCompaction }
+  | { kind: "checkpoint"; checkpoint: TransferCheckpoint };
 
 /**
  * Whose a transferred block or entry is (context.ts ContextRecord): at most one of the two. A row without either is
@@ -68,6 +93,8 @@ export interface SessionImportResult {
   registered: boolean;
   messages: ImportCounts;
   compactions: ImportCounts;
+  /** Checkpoints written (a stored one with the same id is replaced, as a `put` replaces it); absent: none carried. */
+  checkpoints?: number;
 }
 
 /** The stored size of one session. */

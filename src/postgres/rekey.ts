@@ -6,6 +6,7 @@
  */
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import { postgresCheckpointRekey } from "../sql/checkpoints/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
@@ -85,6 +86,7 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
     ...statements,
     ...postgresFactRekey(t),
     ...postgresItemRekey(t),
+    ...postgresCheckpointRekey(t),
     keyring: keys.keys.keyring,
     // The rows not under the new key already, in one statement; a row written meanwhile (its hash changed) keeps
     // the writer's content and vector, sealed under the recorded (new) key by its guard.

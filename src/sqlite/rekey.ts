@@ -6,6 +6,7 @@
  */
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
+import { sqliteCheckpointRekey } from "../sql/checkpoints/sqlite.js";
 import { deleteChunks, storedContent, storedText, writeChunks } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { readFreeText } from "../sql/engines/sqlite/free-text.js";
@@ -62,6 +63,7 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
     ...REKEY,
     ...sqliteFactRekey,
     ...sqliteItemRekey,
+    ...sqliteCheckpointRekey,
     keyring: keys.keyring,
     ...REKEY_CLEAR,
     resealMessages: (at, session, rows) =>

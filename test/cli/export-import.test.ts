@@ -54,7 +54,7 @@ describe("export and import", { concurrency: true }, () => {
 
   test("the file: a versioned header, sessions with their records, blocks, an end record with counts", () => {
     const records = lines(exported).map((line) => JSON.parse(line) as { type: string });
-    assert.deepEqual(records[0], { type: "header", format: "agent-session-export", version: 3 });
+    assert.deepEqual(records[0], { type: "header", format: "agent-session-export", version: 4 });
     assert.deepEqual(records.at(-1), {
       type: "end",
       sessions: 4,
@@ -63,6 +63,8 @@ describe("export and import", { concurrency: true }, () => {
       blocks: 5,
       entries: 0,
       facts: 0,
+      checkpoints: 0,
+      items: 0,
     });
     const first = records[1] as {
       type: string;
@@ -173,7 +175,7 @@ describe("export and import", { concurrency: true }, () => {
     };
     const cases: [string, string[], RegExp][] = [
       ["cut.jsonl", all.slice(0, -1), /ends without its end record: it was cut short/],
-      ["newer.jsonl", [all[0]!.replace('"version":3', '"version":4'), ...all.slice(1)], /version 4 is newer/],
+      ["newer.jsonl", [all[0]!.replace('"version":4', '"version":5'), ...all.slice(1)], /version 5 is newer/],
       [
         "counts.jsonl",
         [...all.slice(0, -1), all.at(-1)!.replace('"messages":21', '"messages":22')],

@@ -3,6 +3,7 @@
 // read back as, and the checks after sealing — everything reads and searches the same with the keyring, a store
 // without it refuses her, a sealing stopped after one batch resumes, and a second run seals nothing.
 import assert from "node:assert/strict";
+import { hasCheckpoints, type StoredCheckpoint } from "../../src/contract/checkpoints.js";
 import type { BlockStore, EntryStore } from "../../src/contract/context.js";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { FeedCapableStore } from "../../src/contract/feed.js";
@@ -26,7 +27,67 @@ export const WORDS = {
   chunk: "zqxclearchunkq",
   name: "zqxclearnameq",
   item: "zqxclearitemq",
+  checkpoint: "zqxclearckptq",
 };
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const textOf = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b).toString("utf8"));
+
+/**
+ * Puts checkpoints of alice's session (a LangGraph thread's rows, sql/checkpoints/) holding `text`: each with its
+ * metadata, a messages value growing by a message (stored as a delta of the one before where the store's cache
+ * has it), a channel without a value, and a pending write.
+ */
+async function putCheckpoints(store: ClearStore, alice: string, ids: readonly string[], text: string) {
+  if (!hasCheckpoints(store)) return;
+  const messages: string[] = [];
+  for (const id of ids) {
+    messages.push(`{"content":"${text} ${id} ${"x".repeat(80)}"}`);
+    const checkpoint: StoredCheckpoint = {
+      sessionId: alice,
+      ns: id === "c2" ? "inner" : "",
+      id,
+      parentId: null,
+      type: "json",
+      data: bytes(`{"id":"${id}","note":"${text} checkpoint"}`),
+      metadataType: "json",
+      metadata: bytes(`{"step":1,"note":"${text} metadata"}`),
+      versions: { messages: `${id}.1`, empty: `${id}.2` },
+    };
+    await store.checkpoints.put(checkpoint, [
+      { channel: "messages", version: `${id}.1`, type: "json", data: bytes(`[${messages.join(",")}]`) },
+      { channel: "empty", version: `${id}.2`, type: "empty", data: null },
+    ]);
+    await store.checkpoints.putWrites(
+      alice,
+      checkpoint.ns,
+      id,
+      [
+        {
+          taskId: "t1",
+          idx: 0,
+          channel: "messages",
+          type: "json",
+          data: bytes(`"${text} write"`),
+          taskPath: "",
+        },
+      ],
+      false,
+    );
+  }
+}
+
+/** Alice's checkpoints as a read of her session answers them, bytes as text. */
+async function checkpointsOf(store: ClearStore, alice: string): Promise<unknown[]> {
+  if (!hasCheckpoints(store)) return [];
+  return (await store.checkpoints.page({ sessionId: alice, limit: 100 })).map((c) => ({
+    ...c,
+    data: textOf(c.data),
+    metadata: textOf(c.metadata),
+    values: c.values.map((v) => ({ ...v, data: textOf(v.data) })),
+    writes: c.writes.map((w) => ({ ...w, data: textOf(w.data) })),
+  }));
+}
 
 /** Puts alice's LangGraph store items (sql/graph-store/) holding `text`, under `keys`. */
 async function putItems(store: ClearStore, keys: readonly string[], text: string): Promise<void> {
@@ -95,6 +156,7 @@ export async function seedClear(store: ClearStore): Promise<Seeded> {
   await store.streams.append(alice, "s1", [...chunks, { seq: 2, chunk: `~${WORDS.chunk} tilde` }], 2);
   await store.streams.end(alice, "s1", null, 3);
   await putItems(store, ["k0", "k1"], `alice remembers ${WORDS.item}`);
+  await putCheckpoints(store, alice, ["c1", "c2", "c3"], `alice thread ${WORDS.checkpoint}`);
   const { id: bob } = await manager.create("bob chat", { owner: "bob" });
   await manager.append(bob, msg("b0", "bob plain words"));
   return { alice, bob, snapshot: await snapshot(store, alice) };
@@ -121,6 +183,7 @@ export async function snapshot(store: ClearStore, alice: string): Promise<unknow
     phraseHits: (await store.searchMessages(`"number 3"`, { sessionId: alice })).length,
     name: hasSessionRegistry(store) ? (await store.registry.get(alice))?.name : "no registry",
     items: await itemsOf(store),
+    checkpoints: await checkpointsOf(store, alice),
   };
 }
 
@@ -151,6 +214,9 @@ export async function refusesAlice(keyless: ClearStore, alice: string): Promise<
   await assert.rejects(keyless.facts.list({ owner: "alice" }), { code: "DECRYPT_FAILED" });
   await assert.rejects(keyless.blocks.getBlock(`memory_${alice}`), { code: "DECRYPT_FAILED" });
   if (hasGraphItems(keyless)) await assert.rejects(itemsOf(keyless), { code: "DECRYPT_FAILED" });
+  if (hasCheckpoints(keyless)) {
+    await assert.rejects(checkpointsOf(keyless, alice), { code: "DECRYPT_FAILED" });
+  }
 }
 
 /**
@@ -169,6 +235,7 @@ export async function rotatesAndSeals(
   try {
     await first.session(alice).appendMessage(msg("late", `sealed later ${WORDS.message}`));
     await putItems(first, ["k2"], `sealed later ${WORDS.item}`);
+    await putCheckpoints(first, alice, ["c4"], `sealed later ${WORDS.checkpoint}`);
   } finally {
     await first.close();
   }
@@ -197,8 +264,23 @@ export async function rotatesAndSeals(
     for (const part of ["compactions", "blocks", "entries", "facts", "sessionFacts", "factHits", "chunks"]) {
       assert.deepEqual(now[part], was[part], part);
     }
+    const checkpoints = now.checkpoints as { id: string }[];
+    assert.deepEqual(
+      checkpoints.filter((c) => c.id !== "c4"),
+      was.checkpoints,
+      "checkpoints, byte for byte",
+    );
+    if (hasCheckpoints(alone)) assert.equal(checkpoints[0]?.id, "c4", "the one under the old key too");
   } finally {
     await alone.close();
+  }
+  const old = await open(keyring(oldKey));
+  try {
+    if (hasCheckpoints(old)) {
+      await assert.rejects(checkpointsOf(old, alice), { code: "DECRYPT_FAILED" }, "the old key is refused");
+    }
+  } finally {
+    await old.close();
   }
 }
 

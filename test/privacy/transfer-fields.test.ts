@@ -1,6 +1,7 @@
 // The export format against the owner-data declarations (src/store/transfer/owner-fields.ts): every declared content
 // and name column is carried by a field of the CLI's export or left out with a reason, every entry names a declared
-// column, and every carried field is present in a real export of a store holding one of each kind of row (a fact too).
+// column, and every carried field is present in a real export of a store holding one of each kind of row (a fact, a
+// checkpoint and a LangGraph store item too).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { writeExport } from "../../src/cli/transfer/export.js";
@@ -46,6 +47,32 @@ test("every carried field is in a real export", async () => {
         producer: "function:test",
       },
     ]);
+    // A LangGraph thread's checkpoint, with a value and a pending write (sql/checkpoints/).
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    await store.checkpoints.put(
+      {
+        sessionId: id,
+        ns: "",
+        id: "c1",
+        parentId: null,
+        type: "json",
+        data: bytes("{}"),
+        metadataType: "json",
+        metadata: bytes("{}"),
+        versions: { messages: "1" },
+      },
+      [{ channel: "messages", version: "1", type: "json", data: bytes("[]") }],
+    );
+    await store.checkpoints.putWrites(
+      id,
+      "",
+      "c1",
+      [{ taskId: "t", idx: 0, channel: "messages", type: "json", data: bytes("1"), taskPath: "" }],
+      false,
+    );
+    // A LangGraph store item of alice's (sql/graph-store/): a whole-store export carries it.
+    const item = { owner: "alice", namespace: "alice.memories", key: "k", value: '{"a":1}', fields: null };
+    await store.graphItems.write([{ ...item, ttlMs: null }], [], Date.now());
     let text = "";
     const none = { increment() {}, setTotal() {}, stop() {} };
     const write = async (chunk: string) => {

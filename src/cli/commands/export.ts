@@ -11,7 +11,7 @@ import { openOutputFile } from "../transfer/output-file.js";
 
 function summaryLine(c: ExportCounts): string {
   const entries = counted(c.entries, "search entry", "search entries");
-  return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}, ${counted(c.facts, "fact")}.`;
+  return `Exported ${counted(c.sessions, "session")}, ${counted(c.messages, "message")}, ${counted(c.compactions, "overlay")}, ${counted(c.blocks, "block")}, ${entries}, ${counted(c.facts, "fact")}${c.checkpoints > 0 ? `, ${counted(c.checkpoints, "checkpoint")}` : ""}${c.items > 0 ? `, ${counted(c.items, "store item")}` : ""}.`;
 }
 
 /**

@@ -122,13 +122,16 @@ export const importCommand: Command = {
     }
     if (summary.dangling) io.stderr.write(danglingWarning(summary.dangling));
     if (out.json) return out.result(summary);
-    const { sessions, messages, compactions, rows, facts, database, unreadable } = summary;
+    const { sessions, messages, compactions, rows, facts, checkpoints, items, database, unreadable } =
+      summary;
     await out.line(
       `Imported into ${database}: ${counted(sessions.read, "session")} (${sessions.registered} newly registered), ` +
         `${counted(messages.inserted, "message")} (${messages.skipped} already there), ` +
         `${counted(compactions.inserted, "overlay")} (${compactions.skipped} already there), ` +
         `${rows.inserted} blocks and entries (${rows.skipped} already there), ` +
-        `${counted(facts.inserted, "fact")} (${facts.skipped} already there).`,
+        `${counted(facts.inserted, "fact")} (${facts.skipped} already there)` +
+        `${checkpoints > 0 ? `, ${counted(checkpoints, "checkpoint")}` : ""}` +
+        `${items.inserted + items.skipped > 0 ? `, ${counted(items.inserted, "store item")} (${items.skipped} already there)` : ""}.`,
     );
     for (const left of unreadable ?? []) {
       await out.line(

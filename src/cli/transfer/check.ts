@@ -1,5 +1,7 @@
+import { hasCheckpoints } from "../../contract/checkpoints.js";
 import { hasContextStorage } from "../../contract/context.js";
 import { hasFactStore } from "../../contract/facts.js";
+import { hasGraphItems } from "../../contract/graph-items.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import { hasSessionRegistry } from "../../contract/registry.js";
 import type { TransferCapableStore, TransferMessage } from "../../contract/transfer.js";
@@ -13,7 +15,7 @@ import { CliError } from "../errors.js";
 import { FactOwnerCheck } from "./fact-owners.js";
 import { FactSourceCheck } from "./fact-sources.js";
 import type { ExportCounts } from "./format.js";
-import { noFactStore, Records } from "./import.js";
+import { noFactStore, noItemStore, Records } from "./import.js";
 import { UnreadablePlan, unreadableError } from "./unreadable.js";
 
 /** Options of {@link checkImport}. */
@@ -130,6 +132,22 @@ export async function checkImport(
         }
         const kept = fact!.sources.filter((s) => !plan.dangling.has(s.sessionId, s.messageId));
         await owners.registered({ ...fact!, sources: kept }, fail);
+      } else if (record.type === "item") {
+        if (!hasGraphItems(store)) throw noItemStore(records.line);
+      } else if (record.type === "checkpoint") {
+        if (record.sessionId !== current?.id) {
+          fail(
+            `a checkpoint of session ${JSON.stringify(record.sessionId)} is not inside that session's records`,
+          );
+        }
+        if (!hasCheckpoints(store)) {
+          throw new CliError(
+            `line ${records.line}: the file holds checkpoints and this store keeps none: import it into a SQLite or Postgres store`,
+            "UNSUPPORTED",
+          );
+        }
+        // A delta's base is checked by the write pass (the value carried before it), before anything of it is written.
+        assertTransferItem({ kind: "checkpoint", checkpoint: record.checkpoint });
       } else if (record.type === "attachment") {
         if (record.sessionId !== current?.id) {
           fail(

@@ -1,10 +1,12 @@
 import { hasFactStore } from "../../contract/facts.js";
+import { hasGraphItems } from "../../contract/graph-items.js";
 import type { TransferCapableStore } from "../../contract/transfer.js";
 import { exportFacts } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
 import { sessionBlockKeys } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
 import { type ExportCounts, encodeEnd, encodeFact, encodeHeader, encodeItem, encodeRow } from "./format.js";
+import { encodeStoreItem } from "./item-lines.js";
 import { eachSessionOnce } from "./session-ids.js";
 
 /** What to export and how to report progress. */
@@ -29,7 +31,8 @@ const CHUNK = 64 * 1024;
 /**
  * Writes an export as JSONL: the header, each session (its record, messages parents first, overlays), the
  * blocks (and, for a whole-store export, the search entries; for a partial one, those recorded for its sessions or
- * its owner), the learned facts (for a partial export, those sourced in its sessions only), then the end record
+ * its owner), the learned facts (for a partial export, those sourced in its sessions only), the LangGraph store
+ * items (of every owner, or of the export's owner), then the end record
  * with the counts. Everything is
  * streamed from the store page by page, so memory stays flat whatever the store's size, but for the ids of the
  * sessions and payloads already written (each is written once).
@@ -46,7 +49,16 @@ export async function writeExport(
       throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
   }
   if (options.countFirst) options.progress.setTotal(await countMessages(store, selected, partial));
-  const counts: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
+  const counts: ExportCounts = {
+    sessions: 0,
+    messages: 0,
+    compactions: 0,
+    blocks: 0,
+    entries: 0,
+    facts: 0,
+    checkpoints: 0,
+    items: 0,
+  };
   let buffer = "";
   const emit = async (line: string) => {
     buffer += `${line}\n`;
@@ -69,6 +81,7 @@ export async function writeExport(
       await emit(encodeItem(id, item));
       if (item.kind === "session") counts.sessions++;
       else if (item.kind === "compaction") counts.compactions++;
+      else if (item.kind === "checkpoint") counts.checkpoints++;
       else {
         counts.messages++;
         options.progress.increment();
@@ -99,6 +112,14 @@ export async function writeExport(
       if (partial && !fact.sources.every((s) => sessions.has(s.sessionId))) continue;
       await emit(encodeFact(fact));
       counts.facts++;
+    }
+  }
+  // LangGraph store items are owner data, not a session's: an owner's export carries the owner's, a whole-store
+  // export every owner's, an export of named sessions none.
+  if (hasGraphItems(store) && (!partial || owner !== undefined)) {
+    for await (const item of store.graphItems.exportItems(partial ? owner! : null, Date.now())) {
+      await emit(encodeStoreItem(item));
+      counts.items++;
     }
   }
   await emit(encodeEnd(counts));

@@ -57,6 +57,13 @@ export class Fields {
     return value;
   }
 
+  /** A whole number, negative too (a pending write's index). */
+  integer(name: string): number {
+    const value = this.record[name];
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) this.bad(name, "a whole number");
+    return value;
+  }
+
   amount(name: string): number {
     const value = this.record[name];
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) this.bad(name, "a number >= 0");

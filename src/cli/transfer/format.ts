@@ -1,8 +1,10 @@
 import type { Fact, FactStatus } from "../../contract/facts.js";
+import type { GraphItem } from "../../contract/graph-items.js";
 import type { CompactionDetails, StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo } from "../../contract/registry.js";
 import type {
   TransferAttachment,
+  TransferCheckpoint,
   TransferItem,
   TransferMessage,
   TransferRecord,
@@ -12,7 +14,9 @@ import type {
 import { hasMessageFields } from "../../message/json.js";
 import { CliError } from "../errors.js";
 import { usageOf } from "../usage.js";
+import { decodeCheckpoint, encodeCheckpoint } from "./checkpoint-lines.js";
 import { Fields } from "./fields.js";
+import { decodeItem } from "./item-lines.js";
 
 /** The `format` value of the first line of every export. */
 export const EXPORT_FORMAT = "agent-session-export";
@@ -20,9 +24,12 @@ export const EXPORT_FORMAT = "agent-session-export";
  * The version this code writes; it reads it and every older one, and refuses newer ones. Version 2 added each
  * session's owner and pin (version 1 files carry neither: their import warns, see `ownerless`) and each block's and
  * entry's record (`sessionId` or `owner`; without one, the import applies the legacy key rule). Version 3 added
- * learned facts (`fact` lines after the blocks and entries, and their count in the end record).
+ * learned facts (`fact` lines after the blocks and entries, and their count in the end record). Version 4 added a
+ * session's checkpoints (`checkpoint` lines after its overlays: a LangGraph thread's, checkpoint-lines.ts, and their
+ * count in the end record) and LangGraph store items (`item` lines after the facts of an owner-wide or store-wide
+ * export, item-lines.ts, and their count).
  */
-export const EXPORT_VERSION = 3;
+export const EXPORT_VERSION = 4;
 
 /** Record counts, as the last line of an export states them. */
 export interface ExportCounts {
@@ -32,6 +39,8 @@ export interface ExportCounts {
   blocks: number;
   entries: number;
   facts: number;
+  checkpoints: number;
+  items: number;
 }
 
 /** A line of an export after validation, in the store's transfer shapes. */
@@ -46,8 +55,10 @@ export type ExportRecord =
   | { type: "attachment"; sessionId: string; attachment: TransferAttachment }
   | { type: "message"; sessionId: string; message: TransferMessage; unreadable: boolean }
   | { type: "compaction"; sessionId: string; compaction: StoredCompaction }
+  | { type: "checkpoint"; sessionId: string; checkpoint: TransferCheckpoint }
   | { type: "row"; row: TransferRow }
   | { type: "fact"; fact: Fact }
+  | { type: "item"; item: GraphItem }
   | { type: "end"; counts: ExportCounts };
 
 // Every writer below builds its object literal in one fixed key order, so the same data is always the same bytes.
@@ -69,6 +80,7 @@ export function encodeItem(sessionId: string, item: TransferItem): string {
     const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
     return JSON.stringify({ type: "attachment", session: sessionId, hash, data });
   }
+  if (item.kind === "checkpoint") return encodeCheckpoint(sessionId, item.checkpoint);
   if (item.kind === "compaction") {
     const c = item.compaction;
     return JSON.stringify({
@@ -150,8 +162,18 @@ export function encodeFact(f: Fact): string {
 
 /** The last line: how many records of each kind came before, so a truncated file is detected. */
 export function encodeEnd(counts: ExportCounts): string {
-  const { sessions, messages, compactions, blocks, entries, facts } = counts;
-  return JSON.stringify({ type: "end", sessions, messages, compactions, blocks, entries, facts });
+  const { sessions, messages, compactions, blocks, entries, facts, checkpoints, items } = counts;
+  return JSON.stringify({
+    type: "end",
+    sessions,
+    messages,
+    compactions,
+    blocks,
+    entries,
+    facts,
+    checkpoints,
+    items,
+  });
 }
 
 /** A fact line's fields (their values are checked by the store's import, FactStore.importFacts). */
@@ -331,6 +353,10 @@ function decodeRecord(text: string, line: number): ExportRecord {
       };
     case "fact":
       return { type: "fact", fact: decodeFact(f, record, line) };
+    case "checkpoint":
+      return { type: "checkpoint", ...decodeCheckpoint(f, record, line) };
+    case "item":
+      return { type: "item", item: decodeItem(f, record) };
     case "end":
       return {
         type: "end",
@@ -342,6 +368,9 @@ function decodeRecord(text: string, line: number): ExportRecord {
           entries: f.count("entries"),
           // Version 3 on: a file before it holds no facts.
           facts: f.has("facts") ? f.count("facts") : 0,
+          // Version 4 on: a file before it holds no checkpoints.
+          checkpoints: f.has("checkpoints") ? f.count("checkpoints") : 0,
+          items: f.has("items") ? f.count("items") : 0,
         },
       };
     default:

@@ -1,5 +1,6 @@
 import { hasAttachmentStore } from "../../contract/attachments.js";
 import { type Fact, hasFactStore } from "../../contract/facts.js";
+import { type GraphItem, type GraphItems, hasGraphItems } from "../../contract/graph-items.js";
 import type {
   ImportCounts,
   TransferCapableStore,
@@ -25,6 +26,10 @@ export interface ImportSummary {
   rows: ImportCounts;
   /** Learned facts (one whose id its scope holds is skipped). */
   facts: ImportCounts;
+  /** Checkpoints written (one stored with the same id is replaced, as the saver's `put` replaces it). */
+  checkpoints: number;
+  /** LangGraph store items (one stored under its owner, namespace and key is kept). */
+  items: ImportCounts;
   /**
    * Registered sessions whose record carried no owner and no pin (a version 1 export): imported without an owner,
    * unpinned, so an owner's view does not find them and retention does not keep them.
@@ -40,7 +45,16 @@ export interface ImportSummary {
 export class Records {
   line = 0;
   private ahead: ExportRecord | undefined;
-  readonly seen: ExportCounts = { sessions: 0, messages: 0, compactions: 0, blocks: 0, entries: 0, facts: 0 };
+  readonly seen: ExportCounts = {
+    sessions: 0,
+    messages: 0,
+    compactions: 0,
+    blocks: 0,
+    entries: 0,
+    facts: 0,
+    checkpoints: 0,
+    items: 0,
+  };
 
   constructor(
     private readonly lines: AsyncIterator<string>,
@@ -60,6 +74,8 @@ export class Records {
     else if (record?.type === "compaction") this.seen.compactions++;
     else if (record?.type === "row") this.seen[record.row.kind === "block" ? "blocks" : "entries"]++;
     else if (record?.type === "fact") this.seen.facts++;
+    else if (record?.type === "checkpoint") this.seen.checkpoints++;
+    else if (record?.type === "item") this.seen.items++;
     return record;
   }
 
@@ -76,7 +92,7 @@ export class Records {
 }
 
 /**
- * The items of the session whose record was just read: its header, then its messages and overlays. With a plan,
+ * The items of the session whose record was just read: its header, then its messages, overlays and checkpoints. With a plan,
  * unreadable messages and the overlays at them are left out (counted in `skipped`) and the rest re-pointed past them.
  */
 async function* sessionItems(
@@ -106,6 +122,8 @@ async function* sessionItems(
     } else if (next.type === "compaction" && next.sessionId === id) {
       if (plan?.drops(id, next.compaction)) skipped.overlays++;
       else yield { kind: "compaction", compaction: next.compaction };
+    } else if (next.type === "checkpoint" && next.sessionId === id) {
+      yield { kind: "checkpoint", checkpoint: next.checkpoint };
     } else return;
     await records.next();
   }
@@ -162,6 +180,36 @@ async function* factItems(
   }
 }
 
+/** The error for a file with LangGraph store items on a store that keeps none (the check pass raises it first). */
+export function noItemStore(line: number): CliError {
+  return new CliError(
+    `line ${line}: the file holds LangGraph store items and this store keeps none: import it into a SQLite or Postgres store`,
+    "UNSUPPORTED",
+  );
+}
+
+// Items per write (one transaction each).
+const ITEM_RUN = 256;
+
+/** Imports the run of item records starting with `first`, a transaction per ITEM_RUN items. */
+async function importItems(items: GraphItems, records: Records, first: GraphItem): Promise<ImportCounts> {
+  const counts: ImportCounts = { inserted: 0, skipped: 0 };
+  let run: GraphItem[] = [first];
+  const flush = async () => {
+    const inserted = await items.importItems(run);
+    counts.inserted += inserted;
+    counts.skipped += run.length - inserted;
+    run = [];
+  };
+  for (let next = await records.peek(); next?.type === "item"; next = await records.peek()) {
+    run.push(next.item);
+    await records.next();
+    if (run.length >= ITEM_RUN) await flush();
+  }
+  if (run.length > 0) await flush();
+  return counts;
+}
+
 /** The error for a file with facts on a store that keeps none (the check pass raises it before anything is written). */
 export function noFactStore(line: number): CliError {
   return new CliError(
@@ -200,6 +248,8 @@ export async function readImport(
     compactions: { inserted: 0, skipped: 0 },
     rows: { inserted: 0, skipped: 0 },
     facts: { inserted: 0, skipped: 0 },
+    checkpoints: 0,
+    items: { inserted: 0, skipped: 0 },
     ownerless: 0,
   };
   if (plan) summary.unreadable = [];
@@ -219,6 +269,7 @@ export async function readImport(
         if (result.registered) summary.sessions.registered++;
         add(summary.messages, result.messages);
         add(summary.compactions, result.compactions);
+        summary.checkpoints += result.checkpoints ?? 0;
       } else if (record.type === "row") {
         add(summary.rows, await store.transfer.importRows(rowItems(records, record.row)));
       } else if (record.type === "fact") {
@@ -227,6 +278,9 @@ export async function readImport(
           summary.facts,
           await importFactStream(store.facts, factItems(records, record.fact, store, dangling)),
         );
+      } else if (record.type === "item") {
+        if (!hasGraphItems(store)) throw noItemStore(records.line);
+        add(summary.items, await importItems(store.graphItems, records, record.item));
       } else if (record.type === "end") {
         end = record.counts;
       } else if (record.type === "header") {

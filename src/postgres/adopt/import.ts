@@ -123,7 +123,7 @@ async function verifySession(
 ): Promise<void> {
   let seen = 0;
   for await (const item of transfer.exportSession(sessionId)) {
-    if (item.kind === "session" || item.kind === "attachment") continue;
+    if (item.kind === "session" || item.kind === "attachment" || item.kind === "checkpoint") continue;
     const [table, id, expected, actual] =
       item.kind === "message"
         ? [

@@ -35,7 +35,7 @@ export const ADOPT_PAGE = 500;
 export type Pages = (last: Row | undefined) => Statement | undefined;
 
 /** What is written for a session after its registry row: messages with their payloads, and overlays. */
-export type AdoptedWrite = Exclude<TransferItem, { kind: "session" }>;
+export type AdoptedWrite = Exclude<TransferItem, { kind: "session" | "checkpoint" }>;
 
 /** What an adoption's routines share: its report, its time, and which of the reference's tables exist. */
 export interface AdoptionRun {

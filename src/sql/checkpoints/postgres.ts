@@ -5,6 +5,7 @@
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
+import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
 const names = (t: Tables) => ({
@@ -121,6 +122,10 @@ const footprintSql = statement((t) => {
     + coalesce((SELECT sum(length(data)) FROM ${n.writes} WHERE session_id = $1), 0) AS bytes`;
 });
 
+const namespacesSql = statement(
+  (t) => `SELECT DISTINCT ns FROM ${names(t).cps} WHERE session_id = $1 ORDER BY ns`,
+);
+
 /** Postgres's statement table of checkpoints for the tables `t`. */
 export function postgresCheckpoints(t: Tables): CheckpointStatements {
   return {
@@ -173,6 +178,7 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
     chain: (sessionId, ns, wanted) =>
       query(chainSql(t), [sessionId, ns, wanted.map((w) => w[0]), wanted.map((w) => w[1])]),
     footprint: (sessionId) => query(footprintSql(t), [sessionId]),
+    namespaces: (sessionId) => query(namespacesSql(t), [sessionId]),
   };
 }
 
@@ -208,4 +214,47 @@ export function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
   return Object.values(names(t)).map((table) =>
     command(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]),
   );
+}
+
+/**
+ * A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts), each naming the session
+ * (routed to its node on Citus).
+ */
+export function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
+  return {
+    checkpointRows: (sessionId, c, start, after, limit) => {
+      const params: unknown[] = [sessionId];
+      const p = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      const which =
+        start === null
+          ? "NOT sealed AND data IS NOT NULL"
+          : `sealed AND substring(data from 1 for ${p(start.length)}::integer) = ${p(start)}::bytea`;
+      const past =
+        after === null ? "" : ` AND (${c.key.join(", ")}) > (${after.map((v) => p(v)).join(", ")})`;
+      const columns = c.columns.map(([column]) => column).join(", ");
+      return query(
+        `SELECT ${c.key.join(", ")}, ${columns} FROM ${qualified(t, c.table)}
+        WHERE session_id = $1 AND ${which}${past} ORDER BY ${c.key.join(", ")} LIMIT ${p(limit)}`,
+        params,
+      );
+    },
+    writeCheckpointRow: (sessionId, c, row, stored) => {
+      const params: unknown[] = [sessionId];
+      const p = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      const set = c.columns.map(([column], i) => `${column} = ${p(stored[i])}`).join(", ");
+      const where = c.key.map((k) => `${k} = ${p(row[k])}`).join(" AND ");
+      const first = c.columns[0]![0];
+      return command(
+        `UPDATE ${qualified(t, c.table)} SET ${set}, sealed = true
+        WHERE session_id = $1 AND ${where} AND ${first} = ${p(row[first])}`,
+        params,
+      );
+    },
+  };
 }

@@ -5,7 +5,7 @@
 import { SessionError } from "../../errors.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 import { type CodecKeys, decode, encode } from "../../store/crypto/row-codec.js";
-import type { Row } from "../program.js";
+import type { Row, Statement } from "../program.js";
 
 /** A stored byte column: the bytes, or (`sealed`) the sealed text of their base64. */
 export interface StoredBytes {
@@ -53,4 +53,62 @@ export function asBytes(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   if (value === null || value === undefined) return new Uint8Array();
   throw new SessionError("STORAGE", "A checkpoint column holds no bytes");
+}
+
+/** A checkpoint table whose byte columns a key rotation re-seals (sql/rekey/checkpoints.ts). */
+export interface SealedCheckpointTable {
+  /** Its name (unqualified). */
+  table: string;
+  /** Its primary key after `session_id`: a rotation pages a session's rows in this order. */
+  key: readonly string[];
+  /** Its byte columns, each with the key (rowId) it is sealed bound to, from the row's key columns. */
+  columns: readonly (readonly [column: string, id: (row: Row) => string])[];
+}
+
+const text = (row: Row, column: string) => String(row[column]);
+
+/** The three tables of checkpoints and how each byte column is bound (as steps.ts writes them). */
+export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
+  {
+    table: "agent_checkpoints",
+    key: ["ns", "id"],
+    columns: [
+      ["data", (r) => rowId("c", text(r, "ns"), text(r, "id"))],
+      ["metadata", (r) => rowId("m", text(r, "ns"), text(r, "id"))],
+    ],
+  },
+  {
+    table: "agent_checkpoint_values",
+    key: ["ns", "channel", "version"],
+    columns: [["data", (r) => rowId("v", text(r, "ns"), text(r, "channel"), text(r, "version"))]],
+  },
+  {
+    table: "agent_checkpoint_writes",
+    key: ["ns", "checkpoint_id", "task_id", "idx"],
+    columns: [
+      ["data", (r) => rowId("w", text(r, "ns"), text(r, "checkpoint_id"), text(r, "task_id"), Number(r.idx))],
+    ],
+  },
+];
+
+/** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts, part of its RekeyTable). */
+export interface CheckpointRekeyStatements {
+  /**
+   * A page of a session's rows of `table` after the key `after` (null: from its start), in key order: those sealed
+   * whose bytes start `start`, or (`start` null) those holding bytes in clear.
+   */
+  checkpointRows(
+    sessionId: string,
+    table: SealedCheckpointTable,
+    start: Uint8Array | null,
+    after: readonly unknown[] | null,
+    limit: number,
+  ): Statement;
+  /** The row's byte columns stored as `stored` (in the table's order), sealed, unless its first one changed meanwhile. */
+  writeCheckpointRow(
+    sessionId: string,
+    table: SealedCheckpointTable,
+    row: Row,
+    stored: readonly Uint8Array[],
+  ): Statement;
 }

@@ -3,6 +3,7 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
+import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
 /**
@@ -199,6 +200,8 @@ export const sqliteCheckpoints: CheckpointStatements = {
         ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version`,
       [JSON.stringify(wanted), sessionId, ns, sessionId, ns],
     ),
+  namespaces: (sessionId) =>
+    query("SELECT DISTINCT ns FROM agent_checkpoints WHERE session_id = ? ORDER BY ns", [sessionId]),
   footprint: (sessionId) =>
     query(
       `SELECT (SELECT count(*) FROM agent_checkpoints WHERE session_id = ?) AS n,
@@ -215,3 +218,29 @@ export const FORGET_CHECKPOINTS = [
   "DELETE FROM agent_checkpoint_values WHERE session_id = ?",
   "DELETE FROM agent_checkpoint_writes WHERE session_id = ?",
 ];
+
+const keyed = (t: SealedCheckpointTable) => t.key.join(", ");
+
+/** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts). */
+export const sqliteCheckpointRekey: CheckpointRekeyStatements = {
+  checkpointRows: (sessionId, t, start, after, limit) => {
+    const which =
+      start === null ? "sealed = 0 AND data IS NOT NULL" : "sealed = 1 AND substr(data, 1, ?) = ?";
+    const past = after === null ? "" : ` AND (${keyed(t)}) > (${t.key.map(() => "?").join(", ")})`;
+    const columns = t.columns.map(([column]) => column).join(", ");
+    return query(
+      `SELECT ${keyed(t)}, ${columns} FROM ${t.table} WHERE session_id = ? AND ${which}${past}
+      ORDER BY ${keyed(t)} LIMIT ?`,
+      [sessionId, ...(start === null ? [] : [start.length, start]), ...(after ?? []), limit],
+    );
+  },
+  writeCheckpointRow: (sessionId, t, row, stored) => {
+    const set = t.columns.map(([column]) => `${column} = ?`).join(", ");
+    const first = t.columns[0]![0];
+    return command(
+      `UPDATE ${t.table} SET ${set}, sealed = 1 WHERE session_id = ? AND ${t.key.map((k) => `${k} = ?`).join(" AND ")}
+      AND ${first} = ?`,
+      [...stored, sessionId, ...t.key.map((k) => row[k]), row[first]],
+    );
+  },
+};

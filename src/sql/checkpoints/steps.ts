@@ -55,6 +55,8 @@ export interface CheckpointStatements {
   chain(sessionId: string, ns: string, wanted: readonly (readonly [string, string])[]): Statement;
   /** A session's checkpoint rows (`n`) and stored bytes (`bytes`), over the three tables. */
   footprint(sessionId: string): Statement;
+  /** The distinct namespaces (`ns`) of a session's checkpoints, in order (along the primary key). */
+  namespaces(sessionId: string): Statement;
 }
 
 /** How an engine runs the programs, with its key handling. */
@@ -159,6 +161,16 @@ export class SqlCheckpoints implements CheckpointStore {
         return yield* around(s, rows);
       })(),
       (found, keys) => openReads(found, keys, undefined),
+    );
+  }
+
+  async namespaces(sessionId: string): Promise<string[]> {
+    const s = this.s;
+    return this.engine.read(
+      (function* (): Program<Row[]> {
+        return yield s.namespaces(sessionId);
+      })(),
+      (rows) => rows.map((row) => String(row.ns)),
     );
   }
 

@@ -8,7 +8,7 @@
 import type { GraphScope } from "../../contract/graph-items.js";
 import { SessionError } from "../../errors.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";
-import { ownerWrite } from "../../store/crypto/write-guard.js";
+import { type OwnerWrite, ownerWrite } from "../../store/crypto/write-guard.js";
 import type { Executor, Query } from "../engines/postgres/client.js";
 import {
   guardedOf,
@@ -57,7 +57,7 @@ export function graphItemTablesSql(t: Tables): string[] {
   ];
 }
 
-const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at";
+const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at, ttl_ms";
 
 // The scope's condition from parameter `$at` on: its owner, then its prefix as a range with the prefix or below it.
 function scoped(scope: GraphScope, at: number): { sql: string; params: unknown[] } {
@@ -78,6 +78,16 @@ function scoped(scope: GraphScope, at: number): { sql: string; params: unknown[]
   return { sql: parts.length ? `${parts.join(" AND ")} AND ` : "", params };
 }
 
+// A write's key guard: in its statement on one server; on a cluster the coordinator's owner guard function, under
+// the owner's lock (owner-guard.ts ownerGuardSql), as a fact's.
+function itemGuard(t: GraphTables, at: number): { ctes: string; and: string } {
+  return t.layout.guardsInside ? guardInside(t, at, null) : { ctes: "", and: ownerGuardSql(t, at) };
+}
+
+function itemGuardParams(t: GraphTables, write: OwnerWrite): unknown[] {
+  return t.layout.guardsInside ? guardParams(t, guardedOf(write.guard)) : ownerGuardParams(t, write.guard);
+}
+
 /** The statement table of graph items on Postgres. */
 export function postgresGraphItems(t: GraphTables): GraphItemStatements {
   const items = graphItemsTable(t);
@@ -91,10 +101,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
         return [{ write: value }];
       }),
     upsert: (item, stored, now, write) => {
-      // On a cluster the coordinator's owner guard function, under the owner's lock (owner-guard.ts ownerGuardSql).
-      const guard = t.layout.guardsInside
-        ? guardInside(t, 10, null)
-        : { ctes: "", and: ownerGuardSql(t, 10) };
+      const guard = itemGuard(t, 10);
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1)
          INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
@@ -113,9 +120,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
           item.ttlMs,
           item.ttlMs === null ? null : now + item.ttlMs,
           true,
-          ...(t.layout.guardsInside
-            ? guardParams(t, guardedOf(write.guard))
-            : ownerGuardParams(t, write.guard)),
+          ...itemGuardParams(t, write),
         ],
       );
     },
@@ -168,6 +173,37 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
       ]),
     eraseOwner: (owner) => query(`DELETE FROM ${items} WHERE owner = $1 RETURNING 1 AS n`, [owner]),
     count: () => query(`SELECT count(*)::integer AS n FROM ${items}`),
+    owners: (after, limit) =>
+      after === null
+        ? query(`SELECT DISTINCT owner FROM ${items} ORDER BY owner LIMIT $1::integer`, [limit])
+        : query(`SELECT DISTINCT owner FROM ${items} WHERE owner > $1 ORDER BY owner LIMIT $2::integer`, [
+            after,
+            limit,
+          ]),
+    insert: (item, stored, write) => {
+      const guard = itemGuard(t, 11);
+      return query(
+        `WITH ${guard.ctes}w AS (SELECT 1)
+         INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::bigint, $8::bigint,
+           $9::bigint FROM w WHERE $10::boolean${guard.and}
+         ON CONFLICT (owner, namespace, key) DO NOTHING
+         RETURNING 1 AS n`,
+        [
+          item.owner,
+          item.namespace,
+          item.key,
+          stored,
+          item.fields,
+          item.createdAt,
+          item.updatedAt,
+          item.ttlMs,
+          item.expiresAt,
+          true,
+          ...itemGuardParams(t, write),
+        ],
+      );
+    },
   };
 }
 

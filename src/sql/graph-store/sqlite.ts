@@ -31,7 +31,7 @@ export const GRAPH_ITEM_TABLES = [
   "CREATE INDEX IF NOT EXISTS agent_graph_items_expiry ON agent_graph_items(expires_at) WHERE expires_at IS NOT NULL",
 ];
 
-const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at";
+const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at, ttl_ms";
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
 
 // The scope's condition and parameters: its owner, then its prefix as a range with the prefix itself or below it.
@@ -112,6 +112,31 @@ export const sqliteGraphItems: GraphItemStatements = {
     query("DELETE FROM agent_graph_items WHERE owner = ? AND expires_at <= ? RETURNING 1 AS n", [owner, now]),
   eraseOwner: (owner) => query("DELETE FROM agent_graph_items WHERE owner = ? RETURNING 1 AS n", [owner]),
   count: () => query("SELECT count(*) AS n FROM agent_graph_items"),
+  owners: (after, limit) =>
+    after === null
+      ? query("SELECT DISTINCT owner FROM agent_graph_items ORDER BY owner LIMIT ?", [limit])
+      : query("SELECT DISTINCT owner FROM agent_graph_items WHERE owner > ? ORDER BY owner LIMIT ?", [
+          after,
+          limit,
+        ]),
+  insert: (item, stored, write) =>
+    query(
+      `INSERT INTO agent_graph_items (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${ownerGuardSqlite}
+       ON CONFLICT (owner, namespace, key) DO NOTHING RETURNING 1 AS n`,
+      [
+        item.owner,
+        item.namespace,
+        item.key,
+        stored,
+        item.fields,
+        item.createdAt,
+        item.updatedAt,
+        item.ttlMs,
+        item.expiresAt,
+        ...ownerGuardParams(write.guard),
+      ],
+    ),
 };
 
 /** SQLite's graph items over a store's connection (its keys read through it, in the write's transaction). */

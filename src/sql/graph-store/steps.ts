@@ -36,6 +36,10 @@ export interface GraphItemStatements {
   eraseOwner(owner: string): Statement;
   /** The number of stored items (`n`), expired ones included. */
   count(): Statement;
+  /** Up to `limit` owners (`owner`) holding items, after `after`, in order (an export's walk). */
+  owners(after: string | null, limit: number): Statement;
+  /** The item as exported (its times kept) unless one is stored under its key, under its guard: a row `n` when written. */
+  insert(item: GraphItem, stored: string, guard: OwnerWrite): Statement;
 }
 
 /** How one engine runs the programs, and the store's keys for opening sealed values. */
@@ -49,6 +53,10 @@ export interface GraphEngine {
 
 // The rows a page or namespace list reads at once (each statement is bounded by it or by the caller's limit).
 const SWEEP_OWNERS = 100;
+// Items and owners per read of an export.
+const EXPORT_PAGE = 256;
+// Below every expiry: a read "at" it finds an item whether it expired or not.
+const EVER = Number.MIN_SAFE_INTEGER;
 
 /** The graph items of an SQL store: each write one transaction; reads bounded by their limit. */
 export class SqlGraphItems {
@@ -117,6 +125,36 @@ export class SqlGraphItems {
     return (await this.engine.run(() => rowsOf(this.s.eraseOwner(owner)), false)).length;
   }
 
+  /** Every item of `owner` (null: every owner's, owner by owner) unexpired at `now`, opened, a page at a time. */
+  async *exportItems(owner: string | null, now: number): AsyncGenerator<GraphItem> {
+    if (owner !== null) {
+      yield* this.ownerItems(owner, now);
+      return;
+    }
+    for (let after: string | null = null; ; ) {
+      const rows = await this.engine.run(() => rowsOf(this.s.owners(after, EXPORT_PAGE)), false);
+      for (const row of rows) yield* this.ownerItems(String(row.owner), now);
+      if (rows.length < EXPORT_PAGE) return;
+      after = String(rows.at(-1)!.owner);
+    }
+  }
+
+  private async *ownerItems(owner: string, now: number): AsyncGenerator<GraphItem> {
+    for (let after: readonly [string, string] | null = null; ; ) {
+      const page = await this.page({ owner, prefix: "" }, after, now, EXPORT_PAGE);
+      yield* page;
+      if (page.length < EXPORT_PAGE) return;
+      const last = page.at(-1)!;
+      after = [last.namespace, last.key];
+    }
+  }
+
+  /** Stores exported items (their times kept) unless stored, in one transaction, sealed as a write seals; how many were new. */
+  async importItems(items: readonly GraphItem[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return retryGuarded((fresh) => this.engine.run(() => insertAll(this.s, items, fresh), true));
+  }
+
   /** The number of stored items, expired ones included. */
   async count(): Promise<number> {
     return countOf(await this.engine.run(() => rowsOf(this.s.count()), false));
@@ -131,7 +169,10 @@ export class SqlGraphItems {
 }
 
 /** The stored form of an item's value: sealed under `key`, or its JSON (key null). */
-export function storedValue(key: Uint8Array | null, item: GraphItemDraft): string {
+export function storedValue(
+  key: Uint8Array | null,
+  item: Pick<GraphItemDraft, "namespace" | "key" | "value">,
+): string {
   return encode("item", key, { namespace: item.namespace, key: item.key }, item.value);
 }
 
@@ -150,6 +191,7 @@ function itemOf(row: Row): GraphItem {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     expiresAt: expires === null || expires === undefined ? null : Number(expires),
+    ttlMs: row.ttl_ms === null || row.ttl_ms === undefined ? null : Number(row.ttl_ms),
   };
 }
 
@@ -177,6 +219,25 @@ function* writeAll(
     const rows = yield s.upsert(item, storedValue(write.key, item), now, write);
     if (rows.length === 0) throw new GuardRefused(`item "${item.key}"`);
   }
+}
+
+function* insertAll(s: GraphItemStatements, items: readonly GraphItem[], fresh: boolean): Program<number> {
+  const writes = new Map<string, OwnerWrite>();
+  let inserted = 0;
+  for (const item of items) {
+    if ((yield s.get(item.owner, item.namespace, item.key, EVER)).length > 0) continue;
+    let write = writes.get(item.owner);
+    if (!write) {
+      const [row] = yield s.writeKey(item.owner, `the store items of owner "${item.owner}"`, fresh);
+      write = row?.write as OwnerWrite | undefined;
+      if (!write) throw new SessionError("STORAGE", "The owner's key look-up answered nothing");
+      writes.set(item.owner, write);
+    }
+    const rows = yield s.insert(item, storedValue(write.key, item), write);
+    if (rows.length === 0) throw new GuardRefused(`item "${item.key}"`);
+    inserted++;
+  }
+  return inserted;
 }
 
 function* readOne(

@@ -9,6 +9,7 @@
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";
+import type { CheckpointRekeyStatements } from "../checkpoints/sealing.js";
 import type { Program, Row, Statement, Step } from "../program.js";
 
 /** A head number as the engine answers it (a number on SQLite, text on Postgres): passed back as it came. */
@@ -89,7 +90,7 @@ export interface ClearFactRow extends SealedFactRow {
 }
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
-export interface RekeyTable {
+export interface RekeyTable extends CheckpointRekeyStatements {
   /** The keyring, whose previous keys of the owner name the blocks and entries to re-seal. */
   readonly keyring: Keyring;
   // Statements: each answers the rows named, or none.

@@ -6,6 +6,7 @@
  * state (its open transactions, caches, the time it stamps rows with).
  */
 
+import type { CheckpointStore } from "../../contract/checkpoints.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionInfo, SessionRegistry } from "../../contract/registry.js";
 import type {
@@ -18,10 +19,12 @@ import type {
   TransferRow,
   TransferSession,
 } from "../../contract/transfer.js";
+import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
 import type { ChangeFeed } from "../feed/feed.js";
 import { importChanged, publishImportReset } from "../feed/publish.js";
 import { AttachmentExport, AttachmentImport } from "./attachments.js";
+import { CheckpointImport, exportCheckpoints } from "./checkpoints.js";
 import { assertTransferRow } from "./schema.js";
 import { batches, openSessionStream } from "./stream.js";
 
@@ -30,8 +33,14 @@ export const BATCH = 500;
 // A run of rows is also cut at this much text, so one statement's parameters stay a few MiB however big rows are.
 export const RUN_CHARS = 4 << 20;
 
-/** The validated items of a session stream after its header, as an import writes them. */
-export type TransferBatch = Exclude<TransferItem, { kind: "session" }>[];
+/** The validated items of a session stream after its header, as an import writes them (checkpoints apart). */
+export type TransferBatch = Exclude<TransferItem, { kind: "session" | "checkpoint" }>[];
+
+/** The store a transfer belongs to: its feed (an import publishes to it) and its checkpoints, if it keeps them. */
+export interface TransferPublisher {
+  readonly feed: ChangeFeed;
+  readonly checkpoints?: CheckpointStore;
+}
 
 /** A session's sums as a backend reads them (a SQL driver's numeric text, or null for a sum of no rows). */
 export type SessionSums = Record<
@@ -70,11 +79,12 @@ export interface RowImportWriter {
 export abstract class StoreTransfer<Head> implements SessionTransfer {
   /**
    * `registry`: where the header's row is read. `publisher`: the store whose feed an import publishes to, read at
-   * each import (stores make their feed after their transfer); omitted by adoption, whose imports are not published.
+   * each import (stores make their feed after their transfer), and whose checkpoints a session's stream carries;
+   * omitted by adoption, whose imports are not published.
    */
   constructor(
     private readonly registry: Pick<SessionRegistry, "get">,
-    private readonly publisher?: { readonly feed: ChangeFeed },
+    private readonly publisher?: TransferPublisher,
   ) {}
 
   /** Throws `CLOSED` once the store is closed (a backend whose every statement refuses by then does nothing). */
@@ -121,13 +131,21 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
     const { info, head } = found;
     const leafId = head ? await this.readLeafId(head) : null;
     yield { kind: "session", session: { id: sessionId, info, leafId } };
-    if (!head) return;
-    const attachments = new AttachmentExport();
-    for await (const message of this.readMessages(head)) {
-      yield* attachments.before(message.content, (hash) => this.readAttachment(hash));
-      yield { kind: "message", message };
+    if (head) {
+      const attachments = new AttachmentExport();
+      for await (const message of this.readMessages(head)) {
+        yield* attachments.before(message.content, (hash) => this.readAttachment(hash));
+        yield { kind: "message", message };
+      }
+      for await (const compaction of this.readCompactions(head)) yield { kind: "compaction", compaction };
     }
-    for await (const compaction of this.readCompactions(head)) yield { kind: "compaction", compaction };
+    // A LangGraph thread is a session with checkpoints and (until its messages are indexed) no head.
+    const checkpoints = this.publisher?.checkpoints;
+    if (checkpoints) {
+      for await (const checkpoint of exportCheckpoints(checkpoints, sessionId)) {
+        yield { kind: "checkpoint", checkpoint };
+      }
+    }
   }
 
   /**
@@ -146,8 +164,9 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
     };
     let wrote = false;
     const attachments = new AttachmentImport();
+    const checkpoints = this.checkpointsOf(header.id, result);
     // The next batch is read before it is written: the stream may come from this very store's connection.
-    for await (const batch of batches(rest, BATCH)) {
+    for await (const batch of batches(rest, BATCH, checkpoints)) {
       await writer.write(batch, result, attachments);
       wrote = true;
     }
@@ -179,6 +198,25 @@ export abstract class StoreTransfer<Head> implements SessionTransfer {
     }
     await flush();
     return counts;
+  }
+
+  /**
+   * How the session's checkpoints are written (after its registry row, so they are sealed for its owner), counted
+   * into `result`; `UNSUPPORTED` for a stream carrying checkpoints into a store that keeps none.
+   */
+  private checkpointsOf(sessionId: string, result: SessionImportResult) {
+    const store = this.publisher?.checkpoints;
+    const writer = store ? new CheckpointImport(store, sessionId) : undefined;
+    return async (checkpoint: Parameters<CheckpointImport["write"]>[0]) => {
+      if (!writer) {
+        throw new SessionError(
+          "UNSUPPORTED",
+          `This store keeps no checkpoints (session "${sessionId}" has some)`,
+        );
+      }
+      await writer.write(checkpoint);
+      result.checkpoints = (result.checkpoints ?? 0) + 1;
+    };
   }
 
   /** The registry row and the head of a session; undefined when neither exists. */

@@ -5,10 +5,6 @@
  * is neither carried nor left out with a reason, and when a carried field is not in a real export.
  */
 
-const CHECKPOINTS = "a LangGraph thread's checkpoints, not carried by a session's export yet";
-const GRAPH_ITEMS =
-  "LangGraph store items are owner data the export does not carry yet (docs/LANGGRAPH.md, Transfer)";
-
 /** How a column travels: in a field (`<line type>.<field path>`), or left out for a reason. */
 export type TransferField = { carried: string } | { left: string };
 
@@ -41,15 +37,15 @@ export const TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
   "agent_facts.text": { carried: "fact.text" },
   "agent_facts.about": { carried: "fact.about" },
   "agent_fact_sources.scope": { carried: "fact.owner" },
-  // docs/LANGGRAPH.md "Transfer": they belong in owner-wide and store-wide exports, which do not carry them yet.
-  "agent_graph_items.owner": { left: GRAPH_ITEMS },
-  "agent_graph_items.namespace": { left: GRAPH_ITEMS },
-  "agent_graph_items.key": { left: GRAPH_ITEMS },
-  "agent_graph_items.value": { left: GRAPH_ITEMS },
-  // docs/LANGGRAPH.md "Not covered yet": a thread's export does not carry its checkpoints yet.
-  "agent_checkpoints.data": { left: CHECKPOINTS },
-  "agent_checkpoints.metadata": { left: CHECKPOINTS },
-  "agent_checkpoint_values.data": { left: CHECKPOINTS },
-  "agent_checkpoint_writes.data": { left: CHECKPOINTS },
+  // LangGraph store items: owner data, carried by owner-wide and store-wide exports (docs/LANGGRAPH.md, Transfer).
+  "agent_graph_items.owner": { carried: "item.owner" },
+  "agent_graph_items.namespace": { carried: "item.namespace" },
+  "agent_graph_items.key": { carried: "item.key" },
+  "agent_graph_items.value": { carried: "item.value" },
+  // A thread is a session: its export carries its checkpoints (store/transfer/checkpoints.ts), values and writes.
+  "agent_checkpoints.data": { carried: "checkpoint.data" },
+  "agent_checkpoints.metadata": { carried: "checkpoint.metadata" },
+  "agent_checkpoint_values.data": { carried: "checkpoint.values" },
+  "agent_checkpoint_writes.data": { carried: "checkpoint.writes" },
   "sqlite_stat4.sample": { left: "the database's statistics, sampled again by its next ANALYZE" },
 };

@@ -1,4 +1,9 @@
-import type { TransferItem, TransferMessage, TransferSession } from "../../contract/transfer.js";
+import type {
+  TransferCheckpoint,
+  TransferItem,
+  TransferMessage,
+  TransferSession,
+} from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
@@ -34,15 +39,24 @@ export async function openSessionStream(
 
 /**
  * Groups the remaining items into arrays of at most `size`, so a backend writes one transaction per batch: fast,
- * and memory stays bounded however long the session is. A second header inside the stream is an error.
+ * and memory stays bounded however long the session is. A second header inside the stream is an error. Checkpoints
+ * (last in a stream) are handed to `checkpoint` as they come, each written in a transaction of its own.
  */
 export async function* batches(
   rest: AsyncIterator<TransferItem>,
   size: number,
-): AsyncGenerator<Exclude<TransferItem, { kind: "session" }>[]> {
-  let batch: Exclude<TransferItem, { kind: "session" }>[] = [];
+  checkpoint: (c: TransferCheckpoint) => Promise<void>,
+): AsyncGenerator<Exclude<TransferItem, { kind: "session" | "checkpoint" }>[]> {
+  let batch: Exclude<TransferItem, { kind: "session" | "checkpoint" }>[] = [];
   for (let next = await rest.next(); !next.done; next = await rest.next()) {
     const item = next.value;
+    if (item.kind === "checkpoint") {
+      // The messages before it are written first: a batch is never held across a checkpoint's write.
+      if (batch.length > 0) yield batch;
+      batch = [];
+      await checkpoint(item.checkpoint);
+      continue;
+    }
     if (item.kind === "session") {
       throw new SessionError(
         "INVALID_ARGUMENT",

@@ -5,6 +5,7 @@ import { describe } from "../../message/describe.js";
 import { reviveMessage } from "../../message/json.js";
 import { assertValidMessage } from "../../message/validate.js";
 import { checkedAt } from "../../schema/to-session-error.js";
+import { assertCheckpoint } from "./checkpoints.js";
 import { assertTransferAttachment, assertTransferCompaction, assertTransferMessage } from "./schema.js";
 
 /**
@@ -31,6 +32,7 @@ export function validatedMessage(record: TransferMessage): SessionMessage | unde
 export function assertTransferItem(item: Exclude<TransferItem, { kind: "session" }>): void {
   if (item.kind === "attachment") assertTransferAttachment(item.attachment);
   else if (item.kind === "compaction") assertTransferCompaction(item.compaction);
+  else if (item.kind === "checkpoint") assertCheckpoint(item.checkpoint);
   else assertMessageRecord(item.message);
 }
 
