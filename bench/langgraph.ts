@@ -4,11 +4,14 @@
  * per saver: `AgentSessionSaver` on a SQLite file and on Postgres, LangGraph's `SqliteSaver` and `PostgresSaver`. A
  * turn is one `invoke` (a user message in, the model's reply out: two messages; the graph reads the latest
  * checkpoint, then puts three and their writes). Turns are interleaved (turn i on every saver, in a rotating order)
- * so load hits all alike. Per turn: the wall time of the saver's `put` and `putWrites` calls the graph made, and of
- * the whole `invoke`. At each size: `getTuple` of the latest, `list` of 100, and the thread's bytes on disk.
+ * so load hits all alike. Per turn: the wall times of the saver's `put` and `putWrites` calls the graph made, summed
+ * (LangGraph does not always await one before the next, so the sum can pass the `invoke`), and of the whole
+ * `invoke`. At each size: `getTuple` of the latest, `list` of 100, and the thread's bytes on disk.
  * Env: LG_BENCH_MESSAGES (thread length, default 1000), LG_BENCH_AT (sizes measured, default 100,500,1000),
  * LG_BENCH_WORDS (words a message, default 50: ~330 bytes of text), LG_BENCH_READS (getTuple calls a size, default
- * 20), LG_BENCH_LISTS (lists a size, default 3), LG_BENCH_ENGINES (sqlite,postgres).
+ * 10), LG_BENCH_LISTS (lists a size, default 1: a list of 100 at 1,000 messages opens 100 copies of the list, seconds
+ * on every saver), LG_BENCH_ENGINES (sqlite,postgres). About 6 minutes on a loaded 2-core machine; most of it the
+ * last turns and lists, so LG_BENCH_MESSAGES=500 takes about a quarter.
  * Run: npm run bench:script bench/langgraph.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -32,8 +35,8 @@ const AT = list("LG_BENCH_AT", "100,500,1000")
   .map(Number)
   .filter((n) => n <= MESSAGES);
 const WORDS = num("LG_BENCH_WORDS", 50);
-const READS = num("LG_BENCH_READS", 20);
-const LISTS = num("LG_BENCH_LISTS", 3);
+const READS = num("LG_BENCH_READS", 10);
+const LISTS = num("LG_BENCH_LISTS", 1);
 const ENGINES = new Set(list("LG_BENCH_ENGINES", "sqlite,postgres"));
 const TURNS = Math.floor(MESSAGES / 2);
 const WINDOW = Math.max(1, Math.min(50, Math.floor(TURNS / 10)));
@@ -208,7 +211,7 @@ async function main(): Promise<void> {
       };
       runs.push(run);
     }
-    // The empty schema (created on first use) is not the thread's: sizes count from after the first turn's setup.
+    // The empty schema (created on first use) is not the thread's: sizes count from the schema a first read made.
     for (const run of runs) {
       await run.target.saver.getTuple(THREAD);
       run.empty = await run.target.size();
