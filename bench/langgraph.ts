@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { makeText, rng } from "./data.js";
 import { type LangGraphTarget, postgresTargets, sqliteTargets } from "./langgraph-targets.js";
 import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
@@ -37,6 +38,7 @@ const AT = list("LG_BENCH_AT", "100,500,1000")
 const WORDS = num("LG_BENCH_WORDS", 50);
 const READS = num("LG_BENCH_READS", 10);
 const LISTS = num("LG_BENCH_LISTS", 1);
+const DIRECT = num("LG_BENCH_DIRECT", 10);
 const ENGINES = new Set(list("LG_BENCH_ENGINES", "sqlite,postgres"));
 const TURNS = Math.floor(MESSAGES / 2);
 const WINDOW = Math.max(1, Math.min(50, Math.floor(TURNS / 10)));
@@ -54,6 +56,7 @@ interface Run {
   calls: { put: number; putWrites: number };
   empty: number;
   at: Map<number, { getTuple: number; list: number; bytes: number }>;
+  direct: Map<number, number>;
 }
 
 /** Counts and times the saver's `put` and `putWrites` calls (their wall time, summed per turn). */
@@ -111,6 +114,35 @@ async function measureAt(runs: Run[], messages: number): Promise<void> {
   }
 }
 
+/**
+ * put + putWrites called directly, no graph around them: on a thread of its own (`direct-<n>`, deleted after, once
+ * every size was measured), checkpoints whose messages channel holds n − DIRECT + i of the thread's messages, each
+ * put then one message written; p50 of the pairs after the first (the first stores the list whole in every saver).
+ */
+async function measureDirect(runs: Run[], all: BaseMessage[], n: number): Promise<void> {
+  const samples = runs.map(() => [] as number[]);
+  const configs = runs.map(() => ({ configurable: { thread_id: `direct-${n}`, checkpoint_ns: "" } }));
+  for (let i = 0; i <= DIRECT; i++) {
+    const messages = all.slice(0, n - DIRECT + i);
+    for (const [k, run] of runs.entries()) {
+      const checkpoint = emptyCheckpoint();
+      checkpoint.id = uuid6(-1);
+      checkpoint.channel_values = { messages };
+      checkpoint.channel_versions = { messages: i + 1 };
+      const t0 = nowUs();
+      const metadata = { source: "loop" as const, step: i, parents: {} };
+      const config = await run.target.saver.put(configs[k]!, checkpoint, metadata, { messages: i + 1 });
+      await run.target.saver.putWrites(config, [["messages", [all[n - DIRECT + i]]]], `task-${i}`);
+      if (i > 0) samples[k]!.push(nowUs() - t0);
+      configs[k] = config as (typeof configs)[number];
+    }
+  }
+  for (const [k, run] of runs.entries()) {
+    run.direct.set(n, summarize(samples[k]!).p50);
+    await run.target.saver.deleteThread(`direct-${n}`);
+  }
+}
+
 /** The conversation as plain JSON ({id, role, content} a message) and as the saver's serializer writes the list. */
 async function rawSizes(run: Run): Promise<{ plain: number; serialized: number }> {
   const tuple = await run.target.saver.getTuple(THREAD);
@@ -147,6 +179,10 @@ function report(runs: Run[], raw: Map<number, { plain: number; serialized: numbe
   const sizes = AT.flatMap((n) => {
     const r0 = raw.get(n)!;
     return [
+      [
+        `${fmtNum(n)} msgs: put + putWrites called directly, p50`,
+        ...runs.map((r) => fmtDur(r.direct.get(n)!)),
+      ],
       [`${fmtNum(n)} msgs: getTuple latest, p50`, ...runs.map((r) => fmtDur(r.at.get(n)!.getTuple))],
       [`${fmtNum(n)} msgs: list of 100, p50`, ...runs.map((r) => fmtDur(r.at.get(n)!.list))],
       [
@@ -208,6 +244,7 @@ async function main(): Promise<void> {
         calls: { put: 0, putWrites: 0 },
         empty: 0,
         at: new Map(),
+        direct: new Map(),
       };
       runs.push(run);
     }
@@ -235,6 +272,12 @@ async function main(): Promise<void> {
         await measureAt(runs, messages);
         raw.set(messages, await rawSizes(runs[0]!));
       }
+    }
+    const final = await runs[0]!.target.saver.getTuple(THREAD);
+    const all = (final?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
+    for (const n of AT) {
+      progress(`${fmtNum(n)} messages: put + putWrites called directly ×${DIRECT}`);
+      await measureDirect(runs, all, n);
     }
     console.log(report(runs, raw));
   } finally {
