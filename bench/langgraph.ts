@@ -6,12 +6,14 @@
  * checkpoint, then puts three and their writes). Turns are interleaved (turn i on every saver, in a rotating order)
  * so load hits all alike. Per turn: the wall times of the saver's `put` and `putWrites` calls the graph made, summed
  * (LangGraph does not always await one before the next, so the sum can pass the `invoke`), and of the whole
- * `invoke`. At each size: `getTuple` of the latest, `list` of 100, and the thread's bytes on disk.
+ * `invoke`. At each size: `getTuple` of the latest, `list` of 100, and the thread's bytes on disk; once every size was
+ * measured, put + putWrites called directly (no graph) with a messages list of each size.
  * Env: LG_BENCH_MESSAGES (thread length, default 1000), LG_BENCH_AT (sizes measured, default 100,500,1000),
  * LG_BENCH_WORDS (words a message, default 50: ~330 bytes of text), LG_BENCH_READS (getTuple calls a size, default
  * 10), LG_BENCH_LISTS (lists a size, default 1: a list of 100 at 1,000 messages opens 100 copies of the list, seconds
- * on every saver), LG_BENCH_ENGINES (sqlite,postgres). About 6 minutes on a loaded 2-core machine; most of it the
- * last turns and lists, so LG_BENCH_MESSAGES=500 takes about a quarter.
+ * on every saver), LG_BENCH_DIRECT (direct put + putWrites pairs a size, default 10), LG_BENCH_ENGINES
+ * (sqlite,postgres). About 7 minutes on a loaded 2-core machine, most of it the last turns and lists:
+ * LG_BENCH_MESSAGES=500 takes about a quarter.
  * Run: npm run bench:script bench/langgraph.ts
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -273,12 +275,14 @@ async function main(): Promise<void> {
         raw.set(messages, await rawSizes(runs[0]!));
       }
     }
+    const calls = runs.map((r) => ({ ...r.calls })); // the graph's calls, before the direct ones add theirs
     const final = await runs[0]!.target.saver.getTuple(THREAD);
     const all = (final?.checkpoint.channel_values.messages ?? []) as BaseMessage[];
     for (const n of AT) {
       progress(`${fmtNum(n)} messages: put + putWrites called directly ×${DIRECT}`);
       await measureDirect(runs, all, n);
     }
+    for (const [k, run] of runs.entries()) run.calls = calls[k]!;
     console.log(report(runs, raw));
   } finally {
     for (const target of targets) await target.close();
