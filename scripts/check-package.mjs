@@ -6,7 +6,10 @@
 // `skipLibCheck: false`, with TypeScript 5.x (the devDependency's API) and with TypeScript 7's native `tsc`. It also
 // installs a source folder that has no TypeScript, which must fail with prepare.mjs's message, not a bare
 // ERR_MODULE_NOT_FOUND later. A CommonJS app (`"type": "commonjs"`, what `npm init` writes) must `require` every
-// entry point and type-check too: the package is ESM, which Node >= 20.19 loads through require().
+// entry point and type-check too: the package is ESM, which Node >= 20.19 loads through require(). The first app
+// also has LangGraph (`@langchain/langgraph`, `@langchain/langgraph-checkpoint`): a StateGraph compiled with
+// `AgentSessionSaver` runs on a SQLite file, and a process importing every other entry point loads no `@langchain/`
+// module (check-package-langgraph.mjs).
 // CI runs it (.ci/run); locally: `node scripts/check-package.mjs` (a few minutes: two apps, each type-checked
 // twice; about 5 on a busy 2-core machine).
 import { execFileSync, spawnSync } from "node:child_process";
@@ -15,6 +18,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  checkLangChainNotLoaded,
+  runLangGraphApp,
+  sqliteAddon,
+  sqlitePeers,
+} from "./check-package-langgraph.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -29,6 +38,10 @@ const peers = [
   "@types/pg",
   "ioredis",
   "@types/node",
+  // LangGraph (agent-session/langgraph's peer, and the framework a LangGraph app runs), at this checkout's exact
+  // devDependency versions.
+  "@langchain/langgraph",
+  "@langchain/langgraph-checkpoint",
 ];
 /** The entry points the app imports: all but ./s3, whose peer (the AWS SDK) is too large to install here. */
 const entries = ["agent-session", "agent-session/utils", "agent-session/ai", "agent-session/agent"];
@@ -76,7 +89,10 @@ try {
   ]) {
     step(`npm install --offline of an app on ai@${major} that depends on the tarball`);
     const dir = join(work, `app-ai${major}`);
-    installApp(dir, tarball, packed.integrity, { "node_modules/ai": source });
+    // The first app also runs a LangGraph graph on a SQLite file: on Node 20 that needs better-sqlite3.
+    const extra = app === undefined ? await sqlitePeers() : [];
+    installApp(dir, tarball, packed.integrity, { "node_modules/ai": source }, extra);
+    if (extra.includes("better-sqlite3")) sqliteAddon(root, dir);
     step(`ai@${major}: import every entry point`);
     const imports = entries.map((e) => `const m${entries.indexOf(e)} = await import(${JSON.stringify(e)});`);
     writeFileSync(join(dir, "smoke.mjs"), `${imports.join("\n")}\n${smokeBody("imported")}`);
@@ -94,6 +110,11 @@ try {
       );
     app ??= dir;
   }
+
+  step("a LangGraph app: a StateGraph with AgentSessionSaver on SQLite, two turns on one thread, read back");
+  runLangGraphApp(app);
+  step("an app that does not import agent-session/langgraph loads no @langchain module");
+  checkLangChainNotLoaded(app, entries);
 
   step("the README's first example type-checks under strict");
   const first = join(app, "first-session");
@@ -250,11 +271,14 @@ function registryUrl(path, entry) {
   return `https://registry.npmjs.org/${name}/-/${name.split("/").pop()}-${entry.version}.tgz`;
 }
 
-/** Installs an app that depends on the tarball and the peers (`sources`: see appLock) into `dir`, offline. */
-function installApp(dir, tarball, integrity, sources) {
+/**
+ * Installs an app that depends on the tarball, the peers and `extra` packages (`sources`: see appLock) into `dir`,
+ * offline.
+ */
+function installApp(dir, tarball, integrity, sources, extra = []) {
   mkdirSync(dir);
   const appDeps = { "agent-session": `file:${relative(dir, tarball)}` };
-  for (const name of peers)
+  for (const name of [...peers, ...extra])
     appDeps[name] = lockEntry(sources[`node_modules/${name}`] ?? `node_modules/${name}`).version;
   const manifest = { name: "app", private: true, type: "module", dependencies: appDeps };
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
