@@ -75,8 +75,8 @@ if (unavailable) {
     );
     assert.equal(
       rows[0]?.n,
-      15,
-      "heads, messages, overlays, links, registry, blocks, entries, payloads, kept streams and their chunks, facts, their sources, learn marks; key checks and rotations (reference)",
+      19,
+      "heads, messages, overlays, links, registry, blocks, entries, payloads, kept streams and their chunks, facts, their sources, learn marks, a thread's checkpoints, values and writes, graph items; key checks and rotations (reference)",
     );
     assert.deepEqual(await snapshot(store), before);
     assert.equal((await store.attachments.stats()).count, 1, "the shared payload is stored once");

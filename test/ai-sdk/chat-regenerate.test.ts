@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { UIMessage } from "ai";
-import { persistChatTurn } from "../../src/ai-sdk/index.js";
+import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
 import { rejectsWithIssue } from "../helpers/session-error.js";
@@ -120,22 +120,31 @@ for (const [name, create] of backends) {
       assert.equal(turn.parentId, "a2");
     });
 
-    test("after the regenerated answer is deleted, a send from the question the page shows is stored", async () => {
+    test("after the regenerated answer is deleted, the first answer is back: a stale page reloads, then sends", async () => {
       const { session, page } = await chat(create(), "r6");
       const turn = await persistChatTurn(session, { messages: page, trigger: "regenerate-message" });
       await turn.onFinish({ responseMessage: text("a2b", "assistant", "Friday is fine too.") });
-      // The deleted tip gives way to its parent, which still has the first answer on another branch.
+      // The deleted tip gives way to the newest leaf below its parent: the first answer is back (#92 item 1).
       await session.deleteMessages(["a2b"]);
-      assert.equal((await session.getLatestLeaf())?.id, "u2");
-      const loaded = page.slice(0, 3);
+      assert.equal((await session.getLatestLeaf())?.id, "a2");
+      // A page still ending at the question does not show that answer: CONFLICT, reload (AI-SDK.md).
+      const question = [...page.slice(0, 3), text("u3", "user", "Actually, any evening?")];
+      await assert.rejects(persistChatTurn(session, { messages: question, trigger: "submit-message" }), {
+        code: "CONFLICT",
+      });
+      const reloaded = await loadChat(session);
+      assert.deepEqual(
+        reloaded.map((m) => m.id),
+        ["u1", "a1", "u2", "a2"],
+      );
       const send = await persistChatTurn(session, {
-        messages: [...loaded, text("u3", "user", "Actually, any evening?")],
+        messages: [...reloaded, text("u3", "user", "Actually, any evening?")],
         trigger: "submit-message",
       });
       assert.equal(send.parentId, "u3");
       assert.deepEqual(
-        (await session.getBranches("u2")).map((m) => m.id),
-        ["a2", "u3"],
+        (await session.getBranches("a2")).map((m) => m.id),
+        ["u3"],
       );
     });
   });
