@@ -35,8 +35,8 @@ async function counted(run: () => Promise<unknown>): Promise<number> {
 async function warm(
   store: PostgresStore,
   owner: string | undefined,
+  saver = new AgentSessionSaver(store, owner ? { ownerKey: "user_id" } : {}),
 ): Promise<{ put: number; putWrites: number }> {
-  const saver = new AgentSessionSaver(store, owner ? { ownerKey: "user_id" } : {});
   const own = owner ? { user_id: owner } : {};
   let config: RunnableConfig = {
     configurable: { thread_id: `t-${owner ?? "none"}`, checkpoint_ns: "", ...own },
@@ -78,10 +78,49 @@ test("Postgres: a warm thread's put and putWrites send the statements they send 
   await dropSchema(pool, schema);
   try {
     const store = await PostgresStore.open(pool, { schema });
-    // Registry read; BEGIN, the key guard, the value, the checkpoint, COMMIT; recall's append of the new message.
-    assert.deepEqual(await warm(store, undefined), { put: 7, putWrites: 5 });
+    // BEGIN, the key guard (which checks the thread's owner too: no registry read), the value, the checkpoint,
+    // COMMIT; recall's append of the new message.
+    assert.deepEqual(await warm(store, undefined), { put: 6, putWrites: 4 });
     // An owner in clear adds the owner's advisory lock to each write (postgres/key-guard.ts writeGuardPasses).
-    assert.deepEqual(await warm(store, "alice"), { put: 8, putWrites: 6 });
+    assert.deepEqual(await warm(store, "alice"), { put: 7, putWrites: 5 });
+    await store.close();
+  } finally {
+    await dropSchema(pool, schema);
+  }
+});
+
+test("Postgres: a thread another process deleted and created again for another owner refuses a saver that knew it", {
+  skip: reason ?? false,
+}, async () => {
+  const pool = testPool(2);
+  after(() => pool.end());
+  const schema = `agent_session_lg_owner_${process.pid}`;
+  await dropSchema(pool, schema);
+  try {
+    const store = await PostgresStore.open(pool, { schema });
+    const saver = new AgentSessionSaver(store, { ownerKey: "user_id" });
+    await warm(store, "alice", saver); // the saver now writes t-alice without reading the registry
+    await store.registry.delete("t-alice");
+    await store.registry.create({ id: "t-alice", name: "", owner: "bob", source: "langgraph" });
+    const checkpoint = emptyCheckpoint();
+    checkpoint.id = uuid6(-1);
+    const config = { configurable: { thread_id: "t-alice", checkpoint_ns: "", user_id: "alice" } };
+    await assert.rejects(saver.put(config, checkpoint, { source: "loop", step: 9, parents: {} }, {}), {
+      code: "CONFLICT",
+    });
+    await assert.rejects(
+      saver.putWrites(
+        { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } },
+        [["x", 1]],
+        "t",
+      ),
+      { code: "CONFLICT" },
+    );
+    assert.equal((await store.checkpoints.footprint("t-alice")).rows, 0);
+    // Deleted and not created again: the saver registers it anew, for its run's owner.
+    await store.registry.delete("t-alice");
+    await saver.put(config, checkpoint, { source: "loop", step: 9, parents: {} }, {});
+    assert.equal((await store.registry.get("t-alice"))?.owner, "alice");
     await store.close();
   } finally {
     await dropSchema(pool, schema);
