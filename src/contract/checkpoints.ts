@@ -68,11 +68,23 @@ export interface CheckpointPageQuery {
  * encrypted owner, deleted and erased with the session.
  */
 export interface CheckpointStore {
-  /** Stores a checkpoint (replacing one with its id) and the channel values it made, in one transaction. */
-  put(checkpoint: StoredCheckpoint, values: readonly StoredChannelValue[]): Promise<void>;
+  /**
+   * True when a write given an {@link OwnerExpectation} checks it inside its transaction at no extra round trip, so
+   * a caller may skip reading the registry before a write it has checked once.
+   */
+  readonly checksOwner?: boolean;
+  /**
+   * Stores a checkpoint (replacing one with its id) and the channel values it made, in one transaction; `expect`
+   * (where {@link checksOwner}): `CONFLICT` with nothing written unless the session is registered to that owner.
+   */
+  put(
+    checkpoint: StoredCheckpoint,
+    values: readonly StoredChannelValue[],
+    expect?: OwnerExpectation,
+  ): Promise<void>;
   /**
    * Stores pending writes of a checkpoint in one transaction: a write whose (task, idx) is stored already is kept
-   * unless `replace` (the runtime's special channels replace theirs).
+   * unless `replace` (the runtime's special channels replace theirs); `expect` as {@link put}'s.
    */
   putWrites(
     sessionId: string,
@@ -80,6 +92,7 @@ export interface CheckpointStore {
     checkpointId: string,
     writes: readonly StoredWrite[],
     replace: boolean,
+    expect?: OwnerExpectation,
   ): Promise<void>;
   /** The checkpoint `id` (null: the newest) of a session's namespace, or null. */
   get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null>;
@@ -89,6 +102,11 @@ export interface CheckpointStore {
   namespaces(sessionId: string): Promise<string[]>;
   /** The stored rows and payload bytes of a session's checkpoints (what a test or a benchmark reads). */
   footprint(sessionId: string): Promise<{ rows: number; bytes: number }>;
+}
+
+/** The owner a write requires its session to be registered to (null: registered with none). */
+export interface OwnerExpectation {
+  owner: string | null;
 }
 
 /** A {@link SessionStore} with {@link CheckpointStore}. */

@@ -29,6 +29,7 @@ import { parseInput } from "../schema/parse.js";
 import { parseOwner } from "../store/owner.js";
 import { listOptionsOf, saverOptions, type ThreadKey, threadKey } from "./config.js";
 import { MessageRecall } from "./recall.js";
+import { ThreadOwners } from "./threads.js";
 import { type TupleReader, tupleOf } from "./tuples.js";
 
 /** Options of {@link AgentSessionSaver}. */
@@ -63,6 +64,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
   private readonly reader: TupleReader;
   private readonly channel: string | undefined;
   private readonly recall: MessageRecall | undefined;
+  private readonly threads: ThreadOwners;
 
   constructor(
     private readonly store: CheckpointerStore,
@@ -77,6 +79,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     }
     parseInput(saverOptions, options ?? {}, { path: "options" });
     this.ownerKey = options?.ownerKey;
+    this.threads = new ThreadOwners(store.registry, store.checkpoints, this.ownerKey);
     this.reader = {
       serde: this.serde,
       parent: (read) => store.checkpoints.get(read.sessionId, read.ns, read.parentId),
@@ -90,7 +93,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const key = threadKey(config);
     if (key.threadId === undefined) return undefined;
-    if (!(await this.readable(key.threadId, this.ownerOf(config)))) return undefined;
+    if (!(await this.threads.readable(key.threadId, this.ownerOf(config)))) return undefined;
     const read = await this.store.checkpoints.get(key.threadId, key.ns, key.checkpointId ?? null);
     if (!read) return undefined;
     const tuple = await tupleOf(this.reader, read);
@@ -103,7 +106,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
     const key = threadKey(config, true);
     const owner = this.ownerOf(config);
-    if (key.threadId !== undefined && !(await this.readable(key.threadId, owner))) return;
+    if (key.threadId !== undefined && !(await this.threads.readable(key.threadId, owner))) return;
     const { before, filter, limit: asked } = listOptionsOf(options);
     let left = asked;
     let after: { sessionId: string; ns: string; id: string } | undefined;
@@ -151,7 +154,6 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       );
     }
     assertSessionId(checkpoint?.id, "checkpoint.id");
-    await this.writable(key.threadId, this.ownerOf(config));
     // The values live in the values table, one row per channel version; the checkpoint keeps the rest.
     // and the channel versions are a column of their own (clear, so a read finds the values without the bytes).
     const { channel_values, channel_versions, ...rest } = copyCheckpoint(checkpoint);
@@ -167,19 +169,19 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(rest),
       this.serde.dumpsTyped(metadata),
     ]);
-    await this.store.checkpoints.put(
-      {
-        sessionId: key.threadId,
-        ns: key.ns,
-        id: checkpoint.id,
-        parentId: key.checkpointId ?? null,
-        type,
-        data,
-        metadataType,
-        metadata: metadataBytes,
-        versions: channel_versions ?? {},
-      },
-      values,
+    const stored = {
+      sessionId: key.threadId,
+      ns: key.ns,
+      id: checkpoint.id,
+      parentId: key.checkpointId ?? null,
+      type,
+      data,
+      metadataType,
+      metadata: metadataBytes,
+      versions: channel_versions ?? {},
+    };
+    await this.threads.write(key.threadId, this.ownerOf(config), (expect) =>
+      this.store.checkpoints.put(stored, values, expect),
     );
     // Recall: the root graph's new messages into the thread's session, right after the checkpoint (recall.ts).
     if (this.recall && this.channel !== undefined && key.ns === "") {
@@ -209,7 +211,6 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       );
     }
     assertSessionId(taskId, "taskId");
-    await this.writable(key.threadId, this.ownerOf(config));
     const stored: StoredWrite[] = await Promise.all(
       writes.map(async ([channel, value], idx) => {
         const [type, data] = await this.serde.dumpsTyped(value);
@@ -218,12 +219,16 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     );
     // The special channels (errors, interrupts) replace their write; the others keep the first one stored.
     const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    await this.store.checkpoints.putWrites(key.threadId, key.ns, key.checkpointId, stored, replace);
+    const { threadId, ns, checkpointId } = key;
+    await this.threads.write(threadId, this.ownerOf(config), (expect) =>
+      this.store.checkpoints.putWrites(threadId, ns, checkpointId, stored, replace, expect),
+    );
   }
 
   /** Deletes the thread as the store erases a session: its checkpoints, registry row and all (purge then scrubs). */
   async deleteThread(threadId: string): Promise<void> {
     assertSessionId(threadId, "threadId");
+    this.threads.forget(threadId);
     const registry = this.store.registry;
     if (registry.erase) await registry.erase(threadId);
     else await registry.delete(threadId);
@@ -254,33 +259,6 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     if (this.ownerKey === undefined) return null;
     const value = config.configurable?.[this.ownerKey];
     return value === undefined || value === null ? null : parseOwner(value, `configurable.${this.ownerKey}`);
-  }
-
-  // Whether the config's owner may read the thread: it is the thread's owner (none for both counts); a thread not
-  // registered reads as empty.
-  private async readable(threadId: string, owner: string | null): Promise<boolean> {
-    const info = await this.store.registry.get(threadId);
-    return info !== null && (info.owner ?? null) === owner;
-  }
-
-  // The thread registered to the config's owner on its first checkpoint; another owner's thread is refused.
-  private async writable(threadId: string, owner: string | null): Promise<void> {
-    let info = await this.store.registry.get(threadId);
-    if (!info) {
-      try {
-        info = await this.store.registry.create({ id: threadId, name: "", owner, source: "langgraph" });
-      } catch (error) {
-        // Another process registered it first: its owner decides.
-        if (!(error instanceof SessionError && error.code === "CONFLICT")) throw error;
-        info = await this.store.registry.get(threadId);
-      }
-    }
-    if ((info?.owner ?? null) !== owner) {
-      throw new SessionError(
-        "CONFLICT",
-        `Thread "${threadId}" is not the run's owner's (configurable.${this.ownerKey})`,
-      );
-    }
   }
 }
 

@@ -4,7 +4,7 @@ import { postgresCheckpoints } from "../sql/checkpoints/postgres.js";
 import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
-import { guardedKey, refused, writeGuardPasses } from "./key-guard.js";
+import { checksOwner, guardedKey, refused, writeGuardPasses } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 
 /** Postgres's checkpoints: a write is one transaction, a read one round trip per statement. */
@@ -15,13 +15,18 @@ export class PostgresCheckpoints extends SqlCheckpoints {
       // The key is looked up before the transaction and guarded by its first statement (key-guard.ts
       // writeGuardPasses: the program's statements carry no guard): a key another process recorded, rotated or
       // erased meanwhile refuses the write, which looks it up again.
-      write: async (sessionId, program) => {
+      // An owner expected is checked by the guard's statement itself (one server): no statement more. Read when
+      // asked: a Citus store sets its layout after the tables are named.
+      get checksOwner() {
+        return checksOwner(t);
+      },
+      write: async (sessionId, program, expect) => {
         const executor = await ready();
         const what = `the checkpoints of session "${sessionId}"`;
         for (let tries = 1; ; tries++) {
           const form = await guardedKey(executor.query, t, sessionId, what);
           const written = await executor.transaction(async (query) => {
-            if (!(await writeGuardPasses(query, t, sessionId, form))) return false;
+            if (!(await writeGuardPasses(query, t, sessionId, form, expect))) return false;
             await runProgram(query, program(form.key));
             return true;
           });

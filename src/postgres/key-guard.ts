@@ -9,6 +9,7 @@
  * owner), else nothing is written and the write looks the owner and its check up as a first write does: sealed, or
  * refused `DECRYPT_FAILED` without the owner's key.
  */
+import type { OwnerExpectation } from "../contract/checkpoints.js";
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import {
@@ -18,6 +19,7 @@ import {
   ownerGuardFunction,
   ownerLockSql,
 } from "../sql/engines/postgres/owner-guard.js";
+import { ownerHash } from "../store/owner.js";
 import type { KeyedTables } from "./sealing.js";
 import { type StoredForm, storedForm } from "./stored-form.js";
 
@@ -52,23 +54,48 @@ export async function clusterGuardPasses(
  * On one server a write in clear first takes the owner's advisory lock shared for the rest of the transaction (the
  * record of an owner's first key takes it exclusive, key-snapshot.ts), so the guard's read after it sees a first key
  * committed meanwhile and one recorded later waits for the write's commit; a sealed write's guard locks the key
- * check's row (FOR SHARE), which a rotation or erasure waits for.
+ * check's row (FOR SHARE), which a rotation or erasure waits for. `expect` (one server only: {@link checksOwner}):
+ * the same statement also reads whether the session is registered, and a guard that passed compared the
+ * registry's owner with the one the look-up found, so the write is `CONFLICT` unless that is the expected one.
  */
 export async function writeGuardPasses(
   query: Query,
   t: KeyedTables,
   sessionId: string,
   form: Guarded,
+  expect?: OwnerExpectation,
 ): Promise<boolean> {
+  if (expect && !checksOwner(t)) throw new SessionError("UNSUPPORTED", "This store's writes check no owner");
   if (!t.layout.guardsInside) return clusterGuardPasses(query, t, sessionId, form);
+  // With keys a look-up always finds a check or an owner in clear: an expectation is never left unchecked here.
   if (!reliesOnGuard(t, form)) return true;
   const hash = form.clear?.ownerHash;
   if (hash) await query(`SELECT ${ownerLockSql("$1::text", true)}::text`, [hash]);
   const { ctes } = guardSql(t, 2, "$1::text");
-  const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed FROM gd`;
-  const [row] = await query<{ keyed: boolean }>(sql, [sessionId, ...guardParams(t, form)]);
-  return row?.keyed !== false;
+  const registered = expect ? `, EXISTS (SELECT 1 FROM ${t.sessions} WHERE id = $1::text) AS registered` : "";
+  const sql = `WITH ${ctes.trimEnd().replace(/,$/, "")} SELECT keyed${registered} FROM gd`;
+  const [row] = await query<{ keyed: boolean; registered?: boolean }>(sql, [
+    sessionId,
+    ...guardParams(t, form),
+  ]);
+  if (row?.keyed === false) return false;
+  if (expect) {
+    const found = form.guard?.ownerHash ?? form.clear?.ownerHash ?? null;
+    if (row?.registered !== true || found !== (expect.owner === null ? null : ownerHash(expect.owner))) {
+      throw new SessionError(
+        "CONFLICT",
+        `Session "${sessionId}" is not registered to the owner the write expects`,
+      );
+    }
+  }
+  return true;
 }
+
+/**
+ * Whether {@link writeGuardPasses} can check an owner expectation in its guard statement: on one server with keys,
+ * where every write carries that statement (a look-up always finds a check or an owner in clear).
+ */
+export const checksOwner = (t: KeyedTables): boolean => t.layout.guardsInside && t.keys !== undefined;
 
 /**
  * Whether a write of `form` relies on what its look-up found (a key check, or an owner in clear): a cluster's

@@ -11,6 +11,7 @@ import type {
   CheckpointPageQuery,
   CheckpointRead,
   CheckpointStore,
+  OwnerExpectation,
   StoredChannelValue,
   StoredCheckpoint,
   StoredWrite,
@@ -63,7 +64,13 @@ export interface CheckpointStatements {
 export interface CheckpointEngine {
   readonly statements: CheckpointStatements;
   /** Runs a write in one transaction, with the key of the session's owner (null: in clear), guarded as a message's. */
-  write(sessionId: string, program: (key: Uint8Array | null) => Program<void>): Promise<void>;
+  write(
+    sessionId: string,
+    program: (key: Uint8Array | null) => Program<void>,
+    expect?: OwnerExpectation,
+  ): Promise<void>;
+  /** Whether {@link write} checks an {@link OwnerExpectation} (contract/checkpoints.ts `checksOwner`). */
+  readonly checksOwner?: boolean;
   /** Runs a read in one snapshot, then `open`s what it found with the store's keys (if any). */
   read<T, R>(program: Program<T>, open: (found: T, keys: CodecKeys | undefined) => R): Promise<R>;
 }
@@ -82,37 +89,49 @@ export class SqlCheckpoints implements CheckpointStore {
     this.s = engine.statements;
   }
 
-  async put(c: StoredCheckpoint, values: readonly StoredChannelValue[]): Promise<void> {
+  get checksOwner(): boolean {
+    return this.engine.checksOwner === true;
+  }
+
+  async put(
+    c: StoredCheckpoint,
+    values: readonly StoredChannelValue[],
+    expect?: OwnerExpectation,
+  ): Promise<void> {
     const s = this.s;
     const cache = this.cache;
     const planned = values.map((v) => {
       const known = v.data === null ? undefined : cache.get(c.sessionId, c.ns, v.channel);
       return { v, tag: newTag(), plan: v.data === null ? null : planValue(v.data, known) };
     });
-    await this.engine.write(c.sessionId, function* (key) {
-      for (const { v, tag, plan } of planned) {
-        const meta = { channel: v.channel, version: v.version, type: v.type, tag };
-        const id = rowId("v", c.ns, v.channel, v.version);
-        const full = plan && plan.base !== null && v.data ? planValue(v.data, undefined) : plan;
-        const data = (p: ValuePlan | null) => (p ? storedBytes(key, c.sessionId, id, p.data) : null);
-        const empty: ValuePlan = {
-          base: null,
-          baseTag: null,
-          prefix: 0,
-          data: new Uint8Array(),
-          depth: 0,
-          chain: 0,
-        };
-        const rows = yield s.putValue(c.sessionId, c.ns, meta, plan ?? empty, data(plan));
-        // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
-        if (rows.length === 0 && plan && full && plan.base !== null) {
-          yield s.putValue(c.sessionId, c.ns, meta, full, data(full));
+    await this.engine.write(
+      c.sessionId,
+      function* (key) {
+        for (const { v, tag, plan } of planned) {
+          const meta = { channel: v.channel, version: v.version, type: v.type, tag };
+          const id = rowId("v", c.ns, v.channel, v.version);
+          const full = plan && plan.base !== null && v.data ? planValue(v.data, undefined) : plan;
+          const data = (p: ValuePlan | null) => (p ? storedBytes(key, c.sessionId, id, p.data) : null);
+          const empty: ValuePlan = {
+            base: null,
+            baseTag: null,
+            prefix: 0,
+            data: new Uint8Array(),
+            depth: 0,
+            chain: 0,
+          };
+          const rows = yield s.putValue(c.sessionId, c.ns, meta, plan ?? empty, data(plan));
+          // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
+          if (rows.length === 0 && plan && full && plan.base !== null) {
+            yield s.putValue(c.sessionId, c.ns, meta, full, data(full));
+          }
         }
-      }
-      const data = storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), c.data);
-      const metadata = storedBytes(key, c.sessionId, rowId("m", c.ns, c.id), c.metadata);
-      yield s.putCheckpoint(c, data, metadata);
-    });
+        const data = storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), c.data);
+        const metadata = storedBytes(key, c.sessionId, rowId("m", c.ns, c.id), c.metadata);
+        yield s.putCheckpoint(c, data, metadata);
+      },
+      expect,
+    );
     for (const { v, tag, plan } of planned) {
       if (v.data && plan)
         cache.set(c.sessionId, c.ns, v.channel, {
@@ -131,14 +150,19 @@ export class SqlCheckpoints implements CheckpointStore {
     checkpointId: string,
     writes: readonly StoredWrite[],
     replace: boolean,
+    expect?: OwnerExpectation,
   ): Promise<void> {
     const s = this.s;
-    await this.engine.write(sessionId, function* (key) {
-      for (const w of writes) {
-        const data = storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data);
-        yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
-      }
-    });
+    await this.engine.write(
+      sessionId,
+      function* (key) {
+        for (const w of writes) {
+          const data = storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data);
+          yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
+        }
+      },
+      expect,
+    );
   }
 
   async get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null> {
