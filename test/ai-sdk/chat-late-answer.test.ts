@@ -5,18 +5,11 @@
 // AGENT_SESSION_AI=6).
 import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
-import {
-  AbstractChat,
-  type ChatState,
-  type ChatStatus,
-  convertToModelMessages,
-  DefaultChatTransport,
-  streamText,
-  type UIMessage,
-} from "ai";
+import { AbstractChat, convertToModelMessages, DefaultChatTransport, streamText, type UIMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { type ChatTurn, NOT_KEPT_PART, persistChatTurn } from "../../src/ai-sdk/index.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
+import { ArrayState } from "./harness.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -53,22 +46,6 @@ function gatedModel() {
     },
   });
   return { model, release, streaming };
-}
-
-class ArrayState implements ChatState<UIMessage> {
-  status: ChatStatus = "ready";
-  error: Error | undefined = undefined;
-  constructor(public messages: UIMessage[]) {}
-  pushMessage = (message: UIMessage) => {
-    this.messages = [...this.messages, message];
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages = this.messages.map((m, i) => (i === index ? message : m));
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
 }
 
 /** useChat's state machine without React; errors are collected, not thrown. */

@@ -13,7 +13,7 @@ import { type ChatRequestBody, persistChatTurn } from "../../src/ai-sdk/index.js
 import { Session, type SessionStore } from "../../src/index.js";
 
 /** `useChat`'s state machine without React: the AI SDK's own AbstractChat over a plain array. */
-class ArrayState implements ChatState<UIMessage> {
+export class ArrayState implements ChatState<UIMessage> {
   status: ChatStatus = "ready";
   error: Error | undefined = undefined;
   constructor(public messages: UIMessage[]) {}
