@@ -36,8 +36,9 @@ export class ThreadOwners {
     owner: string | null,
     write: (expect: OwnerExpectation | undefined) => Promise<void>,
   ): Promise<void> {
-    const checks = this.checkpoints.checksOwner === true;
-    if (checks && this.owners.has(threadId) && this.owners.get(threadId) === owner) {
+    // A thread is remembered only after a write whose store checks owners, so the store is open by then: a Citus
+    // store knows its layout (and whether it checks) only once opened, after the registry's first read below.
+    if (this.owners.has(threadId) && this.owners.get(threadId) === owner) {
       try {
         return await write({ owner });
       } catch (error) {
@@ -46,6 +47,7 @@ export class ThreadOwners {
       }
     }
     await this.writable(threadId, owner);
+    const checks = this.checkpoints.checksOwner === true;
     await write(checks ? { owner } : undefined);
     if (checks) this.remember(threadId, owner);
   }
