@@ -5,7 +5,15 @@ import { exportFacts } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
 import { sessionBlockKeys } from "../inspect/blocks.js";
 import type { Progress } from "../progress.js";
-import { type ExportCounts, encodeEnd, encodeFact, encodeHeader, encodeItem, encodeRow } from "./format.js";
+import {
+  type ExportCounts,
+  encodeEnd,
+  encodeFact,
+  encodeHeader,
+  encodeItem,
+  encodeRow,
+  noCounts,
+} from "./format.js";
 import { encodeStoreItem } from "./item-lines.js";
 import { eachSessionOnce } from "./session-ids.js";
 
@@ -49,16 +57,7 @@ export async function writeExport(
       throw new CliError(`session ${JSON.stringify(id)} not found`, "NOT_FOUND");
   }
   if (options.countFirst) options.progress.setTotal(await countMessages(store, selected, partial));
-  const counts: ExportCounts = {
-    sessions: 0,
-    messages: 0,
-    compactions: 0,
-    blocks: 0,
-    entries: 0,
-    facts: 0,
-    checkpoints: 0,
-    items: 0,
-  };
+  const counts: ExportCounts = noCounts();
   let buffer = "";
   const emit = async (line: string) => {
     buffer += `${line}\n`;

@@ -43,6 +43,20 @@ export interface ExportCounts {
   items: number;
 }
 
+/** Counts of nothing yet: where an export or a read of one starts counting. */
+export function noCounts(): ExportCounts {
+  return {
+    sessions: 0,
+    messages: 0,
+    compactions: 0,
+    blocks: 0,
+    entries: 0,
+    facts: 0,
+    checkpoints: 0,
+    items: 0,
+  };
+}
+
 /** A line of an export after validation, in the store's transfer shapes. */
 export type ExportRecord =
   | { type: "header"; version: number }

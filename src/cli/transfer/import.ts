@@ -13,7 +13,7 @@ import { contentHashes } from "../../store/media/offload.js";
 import { importFactStream } from "../../store/transfer/facts.js";
 import { CliError } from "../errors.js";
 import type { DanglingReport, DanglingSources } from "./dangling.js";
-import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord } from "./format.js";
+import { decodeHeader, decodeLine, type ExportCounts, type ExportRecord, noCounts } from "./format.js";
 import type { UnreadablePlan, UnreadableSkipped } from "./unreadable.js";
 
 /** What an import did. */
@@ -45,16 +45,7 @@ export interface ImportSummary {
 export class Records {
   line = 0;
   private ahead: ExportRecord | undefined;
-  readonly seen: ExportCounts = {
-    sessions: 0,
-    messages: 0,
-    compactions: 0,
-    blocks: 0,
-    entries: 0,
-    facts: 0,
-    checkpoints: 0,
-    items: 0,
-  };
+  readonly seen: ExportCounts = noCounts();
 
   constructor(
     private readonly lines: AsyncIterator<string>,
