@@ -5,13 +5,7 @@ import { factWrite, storedFactText } from "../../store/fact-sealing.js";
 import { factSearchText } from "../../store/facts.js";
 import type { Query } from "../engines/postgres/client.js";
 import { toTsvector } from "../engines/postgres/fts.js";
-import {
-  guardedOf,
-  guardInside,
-  guardParams,
-  ownerGuardParams,
-  ownerGuardSql,
-} from "../engines/postgres/owner-guard.js";
+import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-guard.js";
 import { call } from "../engines/postgres/program.js";
 import { quote, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
@@ -102,10 +96,7 @@ export function postgresFacts(t: FactTables): FactStatements {
       // Sealed under the owner's key, its vector of the key's blind tokens in its words' positions.
       const key = write.key;
       const stored = storedFactText(key, scope, f.id, f);
-      // On a cluster the coordinator's owner guard function, under the owner's lock (owner-guard.ts ownerGuardSql).
-      const guard = t.layout.guardsInside
-        ? guardInside(t, 12, null)
-        : { ctes: "", and: ownerGuardSql(t, 12) };
+      const guard = ownerRowGuard(t, 12);
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1) INSERT INTO ${facts} (scope, id, text, about, observed_at, producer, status,
            superseded_by, created_at, search, sealed_chars)
@@ -123,9 +114,7 @@ export function postgresFacts(t: FactTables): FactStatements {
           state?.status ?? "current",
           state?.supersededBy ?? null,
           stored.sealedChars,
-          ...(t.layout.guardsInside
-            ? guardParams(t, guardedOf(write.guard))
-            : ownerGuardParams(t, write.guard)),
+          ...ownerRowGuardParams(t, write.guard),
         ],
       );
     },

@@ -8,15 +8,9 @@
 import type { GraphScope } from "../../contract/graph-items.js";
 import { SessionError } from "../../errors.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";
-import { type OwnerWrite, ownerWrite } from "../../store/crypto/write-guard.js";
+import { ownerWrite } from "../../store/crypto/write-guard.js";
 import type { Executor, Query } from "../engines/postgres/client.js";
-import {
-  guardedOf,
-  guardInside,
-  guardParams,
-  ownerGuardParams,
-  ownerGuardSql,
-} from "../engines/postgres/owner-guard.js";
+import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
@@ -78,16 +72,6 @@ function scoped(scope: GraphScope, at: number): { sql: string; params: unknown[]
   return { sql: parts.length ? `${parts.join(" AND ")} AND ` : "", params };
 }
 
-// A write's key guard: in its statement on one server; on a cluster the coordinator's owner guard function, under
-// the owner's lock (owner-guard.ts ownerGuardSql), as a fact's.
-function itemGuard(t: GraphTables, at: number): { ctes: string; and: string } {
-  return t.layout.guardsInside ? guardInside(t, at, null) : { ctes: "", and: ownerGuardSql(t, at) };
-}
-
-function itemGuardParams(t: GraphTables, write: OwnerWrite): unknown[] {
-  return t.layout.guardsInside ? guardParams(t, guardedOf(write.guard)) : ownerGuardParams(t, write.guard);
-}
-
 /** The statement table of graph items on Postgres. */
 export function postgresGraphItems(t: GraphTables): GraphItemStatements {
   const items = graphItemsTable(t);
@@ -101,7 +85,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
         return [{ write: value }];
       }),
     upsert: (item, stored, now, write) => {
-      const guard = itemGuard(t, 10);
+      const guard = ownerRowGuard(t, 10);
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1)
          INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
@@ -120,7 +104,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
           item.ttlMs,
           item.ttlMs === null ? null : now + item.ttlMs,
           true,
-          ...itemGuardParams(t, write),
+          ...ownerRowGuardParams(t, write.guard),
         ],
       );
     },
@@ -181,7 +165,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
             limit,
           ]),
     insert: (item, stored, write) => {
-      const guard = itemGuard(t, 11);
+      const guard = ownerRowGuard(t, 11);
       return query(
         `WITH ${guard.ctes}w AS (SELECT 1)
          INSERT INTO ${items} (owner, namespace, key, value, fields, created_at, updated_at, ttl_ms, expires_at)
@@ -200,7 +184,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
           item.ttlMs,
           item.expiresAt,
           true,
-          ...itemGuardParams(t, write),
+          ...ownerRowGuardParams(t, write.guard),
         ],
       );
     },

@@ -141,3 +141,17 @@ export function guardParams(t: GuardTables, form: Guarded): unknown[] {
     form.clear !== undefined,
   ];
 }
+
+/**
+ * The guard of a write of an owner's own row (a fact, a graph item; no session to compare): {@link guardSql} in its
+ * statement on one server; on a cluster the coordinator's owner guard function under the owner's lock
+ * ({@link ownerGuardSql}). Its parameters from `$at`: {@link ownerRowGuardParams}.
+ */
+export function ownerRowGuard(t: GuardTables, at: number): { ctes: string; and: string } {
+  return t.layout.guardsInside ? guardSql(t, at, null) : { ctes: "", and: ownerGuardSql(t, at) };
+}
+
+/** The parameters {@link ownerRowGuard} reads. */
+export function ownerRowGuardParams(t: GuardTables, guard: OwnerGuard): unknown[] {
+  return t.layout.guardsInside ? guardParams(t, guardedOf(guard)) : ownerGuardParams(t, guard);
+}
