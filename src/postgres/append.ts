@@ -26,6 +26,7 @@ import type { Executor } from "../sql/engines/postgres/client.js";
 import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
 import { guardCount, guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
+import { timestampParam } from "../sql/engines/postgres/timestamp.js";
 import { childSql, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
@@ -33,10 +34,9 @@ import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
 import { citusSteps } from "./citus-steps.js";
-import { logCtes, type StatementLog } from "./feed/append-log.js";
+import { type LoggedAppend, logCtes } from "./feed/append-log.js";
 import { resealed } from "./key-guard.js";
 import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
-import { timestampParam } from "./transfer/rows.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
 // $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,
@@ -196,7 +196,7 @@ export interface AppendRequest {
    */
   registry?: { source: string | null; owner: string | null; usage: SessionUsage } | undefined;
   /** The store's change log: an inserted message commits with its row (append-log.ts); kind of the row. */
-  log?: { log: StatementLog; kind: "append" | "import" } | undefined;
+  log?: LoggedAppend | undefined;
 }
 
 /** Appends one message to a session (see the module comment for the concurrency rules). */

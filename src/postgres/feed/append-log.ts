@@ -25,6 +25,12 @@ export interface StatementLog {
   origin: string;
 }
 
+/** An append's or import's own change-log row, inserted in its statement: the log and the row's kind. */
+export interface LoggedAppend {
+  log: StatementLog;
+  kind: "append" | "import";
+}
+
 /** The change-log table of `tables`, its NOTIFY channel and its advisory-lock key (so two stores' logs never mix). */
 export function logNames(tables: LogPlace): Omit<StatementLog, "origin"> {
   const quote = (name: string) => `"${name}"`;

@@ -1,7 +1,7 @@
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Change } from "../../store/feed/change-rows.js";
 import type { Written } from "../../store/written.js";
-import type { AppendRequest } from "../append.js";
+import type { LoggedAppend } from "./append-log.js";
 import type { PostgresChangeLog } from "./change-log.js";
 
 /**
@@ -11,7 +11,7 @@ import type { PostgresChangeLog } from "./change-log.js";
 export async function appendLog(
   log: PostgresChangeLog | undefined,
   kind: "append" | "import",
-): Promise<AppendRequest["log"]> {
+): Promise<LoggedAppend | undefined> {
   return log ? { log: await log.statementLog(), kind } : undefined;
 }
 

@@ -6,7 +6,7 @@
  */
 import { isStorableId } from "../../message/ids.js";
 import type { SearchFilters, SearchPlan } from "../../search/options.js";
-import { timestampParam } from "../transfer/rows.js";
+import { timestampParam } from "../../sql/engines/postgres/timestamp.js";
 
 /** The parameters of the filters (null: no filter), or null when no stored message can pass them. */
 export interface FilterParams {

@@ -11,6 +11,7 @@ import type { Query } from "../../sql/engines/postgres/client.js";
 import { ownerTsvectorSql } from "../../sql/engines/postgres/fts.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { needsEncoding } from "../../sql/engines/postgres/text.js";
+import { timestampParam } from "../../sql/engines/postgres/timestamp.js";
 import { spineCte } from "../../sql/engines/postgres/tree.js";
 import { planImportLinks } from "../../sql/media/postgres.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
@@ -21,7 +22,7 @@ import { assertTransferMessage, messageFacts } from "../../store/transfer/stream
 import { lockSql } from "../append-attempt.js";
 import { formsOf, searchVector } from "../stored-form.js";
 import { newestLeafSql, refreshHeadSql } from "../writes.js";
-import { timestampParam, writeCompactions } from "./rows.js";
+import { writeCompactions } from "./rows.js";
 
 // Rows per INSERT are capped by their text (a batch holds at most 500 items, store/transfer/base.ts), so a
 // statement's parameters stay a few MiB however big the messages are.

@@ -12,6 +12,7 @@ import { SessionError } from "../../errors.js";
 import { knownIds } from "../../sql/context-records/postgres.js";
 import type { Executor, Query } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
+import { timestampParam } from "../../sql/engines/postgres/timestamp.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
 import { clearOwnersHold } from "../clear-owners.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
@@ -28,25 +29,6 @@ const insertCompactionsSql = statement((t) => {
       $7::text[], $8::timestamptz[]) AS u
     ON CONFLICT (${t.layout.sessionKey("id")}) DO NOTHING RETURNING id`;
 });
-
-/**
- * The timestamptz literal of a `toISOString()` time. Postgres reads the four-digit years as they are; others
- * (`+010000-…`, `-000001-…`) it writes as a plain year with an era, which it parses back to the same instant.
- */
-export function timestampParam(value: unknown, what: string, path = "createdAt"): string {
-  const date = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime()) || date.toISOString() !== value) {
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `${what} needs an ISO-8601 time in toISOString() form, got ${JSON.stringify(value)}`,
-      { issues: [{ path, rule: "format" }] },
-    );
-  }
-  const year = date.getUTCFullYear();
-  if (year >= 1 && year <= 9999) return value;
-  const rest = value.slice(value.indexOf("-", 1));
-  return `${String(year > 0 ? year : 1 - year).padStart(4, "0")}${rest}${year > 0 ? "" : " BC"}`;
-}
 
 /**
  * Inserts the batch's overlays whose ids are not stored yet (anywhere: overlay ids are store-wide; in the Citus

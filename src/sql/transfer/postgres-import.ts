@@ -41,7 +41,7 @@ export interface PostgresImportHelpers {
     result: ImportCounted,
     attachments: AttachmentImport,
   ): Promise<number>;
-  /** A registry time as a parameter, refused unless ISO (postgres/transfer/rows.ts timestampParam). */
+  /** A registry time as a parameter, refused unless ISO (sql/engines/postgres/timestamp.ts). */
   time(value: unknown, what: string, path: string): string;
 }
 
