@@ -39,9 +39,8 @@ const textOf = (message: EveMessage): string => {
 
 /** The recall query: the latest user text of the turn's input, else of the history (a standalone compaction). */
 function queryOf(input: readonly EveMessage[], history: readonly EveMessage[]): string | null {
-  const latest = [...input, ...history]
-    .reverse()
-    .find((m) => m.role === "user" && !textOf(m).startsWith(RECALL_HEADER));
+  const asked = (m: EveMessage) => m.role === "user" && !textOf(m).startsWith(RECALL_HEADER);
+  const latest = [...input].reverse().find(asked) ?? [...history].reverse().find(asked);
   if (latest === undefined) return null;
   return recallQuery([{ role: "user", content: [{ type: "text", text: textOf(latest) }] } as Prompt]);
 }
