@@ -40,7 +40,10 @@ export function capturedId(eveSessionId: string, canonical: string, occurrence: 
   return `eve-${digest("message", eveSessionId, canonical, String(occurrence)).slice(0, 32)}`;
 }
 
+/** The prefix of the note messages `remember` writes. */
+export const NOTE_PREFIX = "eve-note-";
+
 /** The id of the note message a `remember` tool call writes (the same text remembered twice is one note). */
 export function noteId(text: string): string {
-  return `eve-note-${digest("note", text).slice(0, 32)}`;
+  return `${NOTE_PREFIX}${digest("note", text).slice(0, 32)}`;
 }

@@ -8,7 +8,7 @@ import { type FactStatus, hasFactStore } from "../contract/facts.js";
 import { errorMessage } from "../errors.js";
 import { quoteFact } from "../facts/profile-render.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { noteId } from "./ids.js";
+import { NOTE_PREFIX, noteId } from "./ids.js";
 import type { MemorySettings } from "./options.js";
 import { openSession, type Place, recallSessions, sessionIdAt } from "./scope.js";
 
@@ -95,7 +95,12 @@ async function remember(place: Place, text: string): Promise<string> {
 async function forget(place: Place, id: string): Promise<string> {
   const slash = id.indexOf("/");
   if (slash < 0) {
-    return (await place.view.facts.delete(id)) ? `Forgot fact ${id}.` : `Error: no fact ${id} of this user`;
+    const fact = await place.view.facts.get(id);
+    if (fact === null || !(await place.view.facts.delete(id))) return `Error: no fact ${id} of this user`;
+    // A remembered fact's note goes with it: otherwise recall would still find its text.
+    for (const source of fact.sources.filter((s) => s.messageId.startsWith(NOTE_PREFIX)))
+      await (await place.view.getSession(source.sessionId)).deleteMessages([source.messageId]);
+    return `Forgot fact ${id}.`;
   }
   const sessionId = id.slice(0, slash);
   const messageId = id.slice(slash + 1);

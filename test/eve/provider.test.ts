@@ -123,6 +123,11 @@ async function scenario(target: Target, keyed: boolean): Promise<void> {
   assert.ok(factId, found);
   assert.match(await run(tools, "forget", { id: factId }), /^Forgot fact/);
   assert.match(await run(tools, "forget", { id: factId }), /^Error: /);
+  assert.match(
+    await run(tools, "search", { query: NOTE }),
+    /No memory matches/,
+    "the note goes with its fact",
+  );
   assert.match(await run(tools, "forget", { id: "elsewhere/m1" }), /^Error: /);
   assert.match(await run(tools, "remember", { text: "   " }), /^Error: /);
   assert.match(await run(tools, "remember", { text: "x".repeat(5_000) }), /^Error: /);
