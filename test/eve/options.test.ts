@@ -80,7 +80,7 @@ describe("agentSessionMemory options", { skip: EVE_SKIP }, () => {
     await provider.capture?.["turn.completed"]?.(turnCompleted(who, "t", 1, [q], [q, assistant("hi")]));
     assert.equal((await m.forOwner("tenant-1:alice").list()).length, 1);
     const bad = agentSessionMemory({ manager: m, owner: () => "" });
-    await rejectsWithIssue(bad.recall["turn.started"](turnStarted(who, "t", 1, [q], [])), {
+    await rejectsWithIssue(async () => bad.recall["turn.started"](turnStarted(who, "t", 1, [q], [])), {
       code: "INVALID_ARGUMENT",
       path: "owner",
     });
