@@ -1,6 +1,5 @@
 /** The options of `agentSessionMemory` (docs/EVE.md), parsed once into `INVALID_ARGUMENT` refusals. */
 import { z } from "zod";
-import { SessionError } from "../errors.js";
 import type { SessionManager } from "../manager/manager.js";
 import { describe } from "../message/describe.js";
 import { parseInput } from "../schema/parse.js";
@@ -58,49 +57,50 @@ const whole = (field: string, min: number, max: number) =>
     .min(min, rule(`agentSessionMemory: ${field} must be ${min} to ${max}`, "range"))
     .max(max, rule(`agentSessionMemory: ${field} must be ${min} to ${max}`, "range"));
 
-const schema = z.strictObject({
-  manager: z.custom<SessionManager>(
-    (v) => typeof v === "object" && v !== null && typeof (v as SessionManager).forOwner === "function",
-    rule("agentSessionMemory: manager must be a SessionManager", "required"),
-  ),
-  owner: z
-    .custom<NonNullable<AgentSessionMemoryOptions["owner"]>>(
-      (v) => typeof v === "function",
-      rule("agentSessionMemory: owner must be a function"),
-    )
-    .optional(),
-  recall: z
-    .strictObject(
-      {
-        limit: whole("recall.limit", 0, 20).default(5),
-        maxTokens: whole("recall.maxTokens", 256, 32_000).default(1_500),
-        facts: z.boolean(rule("agentSessionMemory: recall.facts must be a boolean")).default(true),
-        across: z
-          .enum(
-            ["scope", "owner"],
-            rule('agentSessionMemory: recall.across must be "scope" or "owner"', "one_of"),
-          )
-          .default("scope"),
-      },
-      rule("agentSessionMemory: recall must be an object"),
-    )
-    .default({ limit: 5, maxTokens: 1_500, facts: true, across: "scope" }),
-  capture: z.boolean(rule("agentSessionMemory: capture must be a boolean")).default(true),
-  toolOutputChars: whole("toolOutputChars", 500, 100_000).default(4_000),
+/** The error of a bag that is no object; an unknown key keeps zod's wording, which names the key. */
+const bag = (text: string) => ({
+  error: (issue: { code: string; input?: unknown }) =>
+    issue.code === "invalid_type" ? `${text}, got ${describe(issue.input)}` : undefined,
 });
+
+const schema = z.strictObject(
+  {
+    manager: z.custom<SessionManager>(
+      (v) => typeof v === "object" && v !== null && typeof (v as SessionManager).forOwner === "function",
+      rule("agentSessionMemory: manager must be a SessionManager", "required"),
+    ),
+    owner: z
+      .custom<NonNullable<AgentSessionMemoryOptions["owner"]>>(
+        (v) => typeof v === "function",
+        rule("agentSessionMemory: owner must be a function"),
+      )
+      .optional(),
+    recall: z
+      .strictObject(
+        {
+          limit: whole("recall.limit", 0, 20).default(5),
+          maxTokens: whole("recall.maxTokens", 256, 32_000).default(1_500),
+          facts: z.boolean(rule("agentSessionMemory: recall.facts must be a boolean")).default(true),
+          across: z
+            .enum(
+              ["scope", "owner"],
+              rule('agentSessionMemory: recall.across must be "scope" or "owner"', "one_of"),
+            )
+            .default("scope"),
+        },
+        bag("agentSessionMemory: recall must be an object"),
+      )
+      .default({ limit: 5, maxTokens: 1_500, facts: true, across: "scope" }),
+    capture: z.boolean(rule("agentSessionMemory: capture must be a boolean")).default(true),
+    toolOutputChars: whole("toolOutputChars", 500, 100_000).default(4_000),
+  },
+  bag("agentSessionMemory takes { manager, … }"),
+);
 
 /** The parsed options. */
 export type MemorySettings = z.output<typeof schema>;
 
 /** Parses the options (`INVALID_ARGUMENT` naming the option). */
 export function memorySettings(options: AgentSessionMemoryOptions): MemorySettings {
-  if (typeof options !== "object" || options === null)
-    throw new SessionError(
-      "INVALID_ARGUMENT",
-      `agentSessionMemory takes { manager, … }, got ${describe(options)}`,
-      {
-        issues: [{ path: "", rule: "type" }],
-      },
-    );
   return parseInput(schema, options);
 }

@@ -21,7 +21,8 @@ const make = (options: unknown) => () => agentSessionMemory(options as AgentSess
 
 describe("agentSessionMemory options", { skip: EVE_SKIP }, () => {
   test("refused with INVALID_ARGUMENT naming the option", () => {
-    assertSessionError(make(undefined), { code: "INVALID_ARGUMENT", path: "", rule: "type" });
+    assertSessionError(make(undefined), { code: "INVALID_ARGUMENT", path: "", rule: "required" });
+    assertSessionError(make(42), { code: "INVALID_ARGUMENT", path: "", rule: "type" });
     assertSessionError(make({}), { code: "INVALID_ARGUMENT", path: "manager" });
     assertSessionError(make({ manager: {} }), { code: "INVALID_ARGUMENT", path: "manager" });
     const m = manager();
