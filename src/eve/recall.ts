@@ -7,9 +7,8 @@
 
 import { recallQuery, recallSection } from "../ai-sdk/memory-recall.js";
 import type { Prompt } from "../ai-sdk/memory-types.js";
-import type { Fact } from "../contract/facts.js";
-import { SessionError } from "../errors.js";
-import { renderProfile } from "../facts/profile-render.js";
+import { hasFactStore } from "../contract/facts.js";
+import { ownerProfile } from "../facts/profile.js";
 import { CHARS_PER_TOKEN, estimateStringTokens } from "../message/tokens.js";
 import type { EveMessage } from "./messages.js";
 import { RECALL_HEADER } from "./messages.js";
@@ -22,9 +21,6 @@ export type Recalled = { messages: { id: string; content: string }[] } | null;
 /** The ids of the two records (stable: a later turn's replaces the earlier one in eve's context). */
 export const FACTS_RECORD = "agent-session-facts";
 export const HITS_RECORD = "agent-session-recall";
-
-/** Facts read at most (pages of 100, newest first), as the profile block reads them. */
-const FACT_SCAN = 1_000;
 
 const textOf = (message: EveMessage): string => {
   const { content } = message;
@@ -45,25 +41,9 @@ function queryOf(input: readonly EveMessage[], history: readonly EveMessage[]): 
   return recallQuery([{ role: "user", content: [{ type: "text", text: textOf(latest) }] } as Prompt]);
 }
 
-/** The owner's current facts, newest stored first, with whether more were left unread or were sealed. */
-async function ownerFacts(place: Place): Promise<{ facts: Fact[]; unread: boolean; sealed: boolean }> {
-  const facts: Fact[] = [];
-  let cursor: string | null = null;
-  try {
-    do {
-      const page = await place.view.facts.list({ limit: 100, cursor });
-      facts.push(...page.facts);
-      cursor = page.next;
-    } while (cursor !== null && facts.length < FACT_SCAN);
-  } catch (error) {
-    if (error instanceof SessionError && error.code === "DECRYPT_FAILED")
-      return { facts: [], unread: false, sealed: true };
-    if (error instanceof SessionError && error.code === "UNSUPPORTED")
-      return { facts: [], unread: false, sealed: false };
-    throw error;
-  }
-  facts.sort((a, b) => b.observedAt - a.observedAt || b.createdAt - a.createdAt);
-  return { facts, unread: cursor !== null, sealed: false };
+/** The owner's current facts as the profile block renders them, "" without any (or on a store without facts). */
+async function factsOf(place: Place, maxTokens: number): Promise<string> {
+  return hasFactStore(place.store) ? ownerProfile(place.store, place.owner, maxTokens) : "";
 }
 
 /** The recall records of one operation (see the file's comment). */
@@ -77,7 +57,7 @@ export async function recallAt(
   const messages: { id: string; content: string }[] = [];
   let spent = 0;
   if (recall.facts) {
-    const profile = renderProfile(await ownerFacts(place), Math.max(128, Math.floor(recall.maxTokens / 2)));
+    const profile = await factsOf(place, Math.max(128, Math.floor(recall.maxTokens / 2)));
     const content = `${RECALL_HEADER} facts\n${profile === "" ? "No facts are known about the user yet." : profile}`;
     spent = estimateStringTokens(content);
     messages.push({ id: FACTS_RECORD, content });

@@ -65,67 +65,40 @@ const base = (who: Who, phase: string, turnId: string | null, sequence: number) 
 
 const turnOf = (id: string, input: ModelMessage[], sequence: number) => ({ id, input, sequence });
 
-/** A turn start's context. */
-export function turnStarted(
+/** The context of `phase` in turn `turnId` (`extra`: the phase's own fields). */
+const phaseOf = (
   who: Who,
+  phase: string,
   turnId: string,
   sequence: number,
   input: ModelMessage[],
   messages: ModelMessage[],
-) {
-  return {
-    ...base(who, "turn.started", turnId, sequence),
-    messages,
-    turn: turnOf(turnId, input, sequence),
-  } as unknown as MemoryTurnStartedContext;
-}
+  extra: object = {},
+) => ({ ...base(who, phase, turnId, sequence), messages, turn: turnOf(turnId, input, sequence), ...extra });
+
+type Args = [who: Who, turnId: string, sequence: number, input: ModelMessage[], messages: ModelMessage[]];
+
+/** A turn start's context. */
+export const turnStarted = (...a: Args) =>
+  phaseOf(a[0], "turn.started", ...tail(a)) as unknown as MemoryTurnStartedContext;
 
 /** A turn completion's context. */
-export function turnCompleted(
-  who: Who,
-  turnId: string,
-  sequence: number,
-  input: ModelMessage[],
-  messages: ModelMessage[],
-) {
-  return {
-    ...base(who, "turn.completed", turnId, sequence),
-    messages,
-    turn: turnOf(turnId, input, sequence),
-  } as unknown as MemoryTurnCompletedContext;
-}
+export const turnCompleted = (...a: Args) =>
+  phaseOf(a[0], "turn.completed", ...tail(a)) as unknown as MemoryTurnCompletedContext;
 
 /** A compaction request's context (within a turn). */
-export function compactionRequested(
-  who: Who,
-  turnId: string,
-  sequence: number,
-  input: ModelMessage[],
-  messages: ModelMessage[],
-) {
-  return {
-    ...base(who, "compaction.requested", turnId, sequence),
-    messages,
-    turn: turnOf(turnId, input, sequence),
+export const compactionRequested = (...a: Args) =>
+  phaseOf(a[0], "compaction.requested", ...tail(a), {
     compaction: { modelId: "mock", usageInputTokens: 1_000 },
-  } as unknown as MemoryCompactionRequestedContext;
-}
+  }) as unknown as MemoryCompactionRequestedContext;
 
 /** A compaction completion's context (within a turn). */
-export function compactionCompleted(
-  who: Who,
-  turnId: string,
-  sequence: number,
-  input: ModelMessage[],
-  messages: ModelMessage[],
-) {
-  return {
-    ...base(who, "compaction.completed", turnId, sequence),
-    messages,
-    turn: turnOf(turnId, input, sequence),
+export const compactionCompleted = (...a: Args) =>
+  phaseOf(a[0], "compaction.completed", ...tail(a), {
     compaction: { modelId: "mock" },
-  } as unknown as MemoryCompactionCompletedContext;
-}
+  }) as unknown as MemoryCompactionCompletedContext;
+
+const tail = ([, turnId, sequence, input, messages]: Args) => [turnId, sequence, input, messages] as const;
 
 /** The tools context of a turn. */
 export function toolsContext(who: Who, turnId: string, sequence: number) {
