@@ -15,10 +15,17 @@ import { openSession, type Place } from "./scope.js";
 /** The metadata key of the eve operation that stored a message. */
 export const OPERATION_KEY = "eveOperationId";
 
-/** The ids the session holds among `ids` (one read of its active path: the session is one eve session's). */
-async function heldIds(session: Session): Promise<Set<string>> {
+/**
+ * The ids the session holds, read newest first until the oldest message of eve's history (`oldest`) is among
+ * them: what is older was captured before eve's context began (a compaction's checkpoint), so a capture reads about
+ * as much as eve passed it, not the whole session (the whole session once, when `oldest` is not stored yet).
+ */
+async function heldIds(session: Session, oldest: string): Promise<Set<string>> {
   const held = new Set<string>();
-  for await (const batch of session.historyBatches({ batchSize: 200 })) for (const m of batch) held.add(m.id);
+  for await (const batch of session.historyBatches({ newestFirst: true, batchSize: 100 })) {
+    for (const message of batch) held.add(message.id);
+    if (held.has(oldest)) break;
+  }
   return held;
 }
 
@@ -45,7 +52,7 @@ export async function captureAt(
   const session = await openSession(place);
   const all = capturedMessages(place.eveSessionId, history);
   if (all.length === 0) return 0;
-  const held = await heldIds(session);
+  const held = await heldIds(session, (all[0] as SessionMessage).id);
   const fresh = all
     .filter((m) => !held.has(m.id))
     .map((m) => ({ ...m, metadata: { ...(m.metadata as object), [OPERATION_KEY]: operationId } }));
