@@ -102,7 +102,7 @@ export class FactsProfileProvider implements ContextProvider {
 
   async get(): Promise<string | null> {
     const read: ProfileFacts[] = [];
-    for (const scope of await this.scopes()) read.push(await this.readScope(scope));
+    for (const scope of await this.scopes()) read.push(await readScope(this.store, scope));
     const facts = read.flatMap((r) => r.facts).sort(newestObserved);
     return renderProfile(
       { facts, unread: read.some((r) => r.unread), sealed: read.some((r) => r.sealed) },
@@ -117,25 +117,38 @@ export class FactsProfileProvider implements ContextProvider {
     const owner = hasSessionRegistry(store) ? (await store.registry.get(sessionId))?.owner : undefined;
     return owner === undefined ? [{ sessionId }] : [{ owner }, { sessionId }];
   }
+}
 
-  /** A scope's current facts, newest stored first, at most {@link PROFILE_SCAN}; an encrypted scope is marked. */
-  private async readScope(scope: FactScope): Promise<ProfileFacts> {
-    const facts: Fact[] = [];
-    let cursor: string | null = null;
-    try {
-      do {
-        const page = await this.store.facts.list(scope, { limit: PAGE, cursor });
-        facts.push(...page.facts);
-        cursor = page.next;
-      } while (cursor !== null && facts.length < PROFILE_SCAN);
-    } catch (error) {
-      // An owner's facts a store without its key refuses: the prompt still renders, and says so.
-      if (error instanceof SessionError && error.code === "DECRYPT_FAILED")
-        return { facts: [], unread: false, sealed: true };
-      throw error;
-    }
-    return { facts, unread: cursor !== null, sealed: false };
+/** A scope's current facts, newest stored first, at most {@link PROFILE_SCAN}; an encrypted scope is marked. */
+async function readScope(store: FactCapableStore, scope: FactScope): Promise<ProfileFacts> {
+  const facts: Fact[] = [];
+  let cursor: string | null = null;
+  try {
+    do {
+      const page = await store.facts.list(scope, { limit: PAGE, cursor });
+      facts.push(...page.facts);
+      cursor = page.next;
+    } while (cursor !== null && facts.length < PROFILE_SCAN);
+  } catch (error) {
+    // An owner's facts a store without its key refuses: the prompt still renders, and says so.
+    if (error instanceof SessionError && error.code === "DECRYPT_FAILED")
+      return { facts: [], unread: false, sealed: true };
+    throw error;
   }
+  return { facts, unread: cursor !== null, sealed: false };
+}
+
+/**
+ * The profile of `owner`'s own facts (no session's), rendered as the block renders it within `maxTokens`: for a
+ * door that recalls an owner's facts without a Session bound to a block (agent-session/eve).
+ */
+export async function ownerProfile(
+  store: FactCapableStore,
+  owner: string,
+  maxTokens: number,
+): Promise<string> {
+  const read = await readScope(store, { owner });
+  return renderProfile({ ...read, facts: [...read.facts].sort(newestObserved) }, maxTokens);
 }
 
 /** Most recently observed first, then stored, the owner's before the session's, then by id: one order per set. */

@@ -1,8 +1,10 @@
 import type BetterSqlite3 from "better-sqlite3";
 import { nodeRequire } from "../../../runtime/load.js";
 
-// Node's require on first use, never at import: a Worker has none and opens only `sql`-tag sources.
-function require(id: string): unknown {
+// Node's require on first use, never at import: a Worker has none and opens only `sql`-tag sources. Not named
+// `require`: a bundler that puts a `const require = createRequire(…)` banner above an ESM bundle (eve's does) would
+// then see it declared twice in one scope and refuse the bundle.
+function requireOnce(id: string): unknown {
   return nodeRequire("SQLite storage on a file path")(id);
 }
 
@@ -26,7 +28,7 @@ export function loadBetterSqlite3(): BetterSqlite3Constructor {
   let lastError: unknown;
   for (const name of order) {
     try {
-      return require(name) as BetterSqlite3Constructor;
+      return requireOnce(name) as BetterSqlite3Constructor;
     } catch (error) {
       lastError = error;
     }
@@ -50,7 +52,7 @@ export function loadNodeSqlite(): NodeSqliteModule | undefined {
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
-    return require("node:sqlite") as NodeSqliteModule;
+    return requireOnce("node:sqlite") as NodeSqliteModule;
   } catch (error) {
     // Absent from this runtime is an answer; any other failure is not.
     if ((error as { code?: string }).code === "ERR_UNKNOWN_BUILTIN_MODULE") return undefined;
