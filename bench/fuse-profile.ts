@@ -1,9 +1,9 @@
 /**
  * Fused search against text-only on SQLite, LoCoMo with the recorded facts (issue #78's bar: fused p50 ≤ 2× text):
  * every question asked of a store without facts (text), of the store with facts with `facts: false`, and fused,
- * interleaved question by question so a loaded machine slows all alike; wall and CPU p50 of each, and the fused
- * rows' R@k. FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY: the variants' indexes to run (e.g. `2` for a
- * profile of the fused search alone). Run `node --import tsx bench/fuse-profile.ts` (add --cpu-prof for a profile);
+ * interleaved question by question so a loaded machine slows all alike; wall and CPU p50 of each, and each row's
+ * recall figures (recall-metrics.ts: R@k, recall-all@10, MRR). FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY:
+ * the variants' indexes to run (e.g. `2` for a profile of the fused search alone). Run `node --import tsx bench/fuse-profile.ts` (add --cpu-prof for a profile);
  * the seeded stores are kept under .bench-data/tmp/.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -13,6 +13,7 @@ import type { SearchItem, StoreSearchOptions } from "../src/contract/search.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { loadObservations, seedWithFacts } from "./locomo-facts.js";
+import { countQuestion, newTally, TALLY_HEADER, tallyCells } from "./recall-metrics.js";
 import { summarize } from "./stats.js";
 
 const rounds = Number(process.env.FUSE_PROFILE_ROUNDS ?? 5);
@@ -74,10 +75,9 @@ const variants = (
     ["pooled owner", pooled],
   ] as [string, Ask][]
 ).filter((_, i) => only === undefined || only.includes(String(i)));
-const K = [1, 5, 10, 20];
 const wall = variants.map(() => [] as number[]);
 const cpu = variants.map(() => [] as number[]);
-const hits = variants.map(() => K.map(() => 0));
+const tallies = variants.map(() => newTally());
 for (let round = 0; round < rounds; round++) {
   for (const q of questions) {
     for (const [v, [, ask]] of variants.entries()) {
@@ -90,20 +90,18 @@ for (let round = 0; round < rounds; round++) {
         wall[v]!.push((t1 - t0) * 1000);
         cpu[v]!.push(c1.user + c1.system);
       } else {
-        for (const [i, k] of K.entries())
-          if (q.evidence.some((e) => ids.slice(0, k).some((turns) => turns.includes(e)))) hits[v]![i]!++;
+        countQuestion(tallies[v]!, ids, q.evidence);
       }
     }
   }
 }
-const pct = (n: number) => ((100 * n) / questions.length).toFixed(1);
 const base = summarize(wall[0]!).p50;
 const baseCpu = summarize(cpu[0]!).p50;
 for (const [v, [label]] of variants.entries()) {
   const w = summarize(wall[v]!);
   const c = summarize(cpu[v]!);
   console.log(
-    `${label.padEnd(28)} R@1/5/10/20 ${hits[v]!.map(pct).join("/")}  wall p50 ${w.p50.toFixed(0)} µs (${(w.p50 / base).toFixed(2)}×)  cpu p50 ${c.p50.toFixed(0)} µs (${(c.p50 / baseCpu).toFixed(2)}×)`,
+    `${label.padEnd(28)} ${TALLY_HEADER.join("/")} ${tallyCells(tallies[v]!).join(" / ")}  wall p50 ${w.p50.toFixed(0)} µs (${(w.p50 / base).toFixed(2)}×)  cpu p50 ${c.p50.toFixed(0)} µs (${(c.p50 / baseCpu).toFixed(2)}×)`,
   );
 }
 await Promise.all([text.close(), facts.close(), owned.close()]);

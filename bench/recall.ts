@@ -1,8 +1,8 @@
 /**
  * Recall on real conversations: LoCoMo, by the protocol of ../shared/datasets/README.md (one session per
  * conversation, one message per turn, each question asked as written for 20 results; a hit at k when an evidence
- * turn is among the first k). Runs ranked recall and the all-words search on memory, SQLite and PGlite, next to the
- * plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
+ * turn is among the first k; also recall-all@10 and MRR, recall-metrics.ts). Runs ranked recall and the all-words
+ * search on memory, SQLite and PGlite, next to the plain-FTS5 anchor (stop words dropped, the rest ORed, bm25). Env: BENCH_RECALL_DATA (a file of the same shape,
  * e.g. a held-out set; default ../shared/datasets/locomo-dev.json), BENCH_RECALL_BACKENDS (memory,sqlite,pglite; also
  * postgres: the server at AGENT_SESSION_PG_URL, in a schema of its own that is dropped afterwards),
  * BENCH_RECALL_FACTS (LoCoMo's observations replayed as a recorded extractor, locomo-facts.ts; default
@@ -27,11 +27,11 @@ import { masterKeyring } from "../src/store/crypto/keyring.js";
 import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { loadObservations, seedWithFacts } from "./locomo-facts.js";
 import { BENCH_PG_URL } from "./pg-url.js";
+import { countQuestion, newTally, TALLY_HEADER, tallyCells } from "./recall-metrics.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
 import { benchToolOutput } from "./tool-output.js";
 import { wordVectorSource } from "./word-vectors.js";
 
-const K = [1, 5, 10, 20] as const;
 // The anchor's stop words, as the dataset's own script has them.
 const ANCHOR_STOP = new Set(
   "a an the is are was were be been being do does did of to in on at for with by from and or not what when where who whom which why how has have had i you he she it we they my your his her its our their me him us them this that these those as about into than then so if but can could would should will shall may might must up down out over under again further once here there all any both each few more most other some such no nor only own same too very s t just don now ever also yet".split(
@@ -281,40 +281,26 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
     for (const [label, make] of makers) {
       progress(`recall: ${label}`);
       const asker = await make();
-      const hits = new Map<number, number>(K.map((k) => [k, 0]));
+      const tally = newTally();
       const latency: number[] = [];
-      let questions = 0;
-      let empty = 0;
       for (const conv of data) {
         for (const q of questionsOf(conv)) {
-          questions++;
           const start = performance.now();
           const ids = await asker.ask(conv.conv, q.question);
           latency.push((performance.now() - start) * 1000);
-          if (ids.length === 0) empty++;
-          for (const k of K)
-            if (q.evidence.some((e) => ids.slice(0, k).some((turns) => turns.includes(e))))
-              hits.set(k, hits.get(k)! + 1);
+          countQuestion(tally, ids, q.evidence);
         }
       }
       await asker.close();
-      const pct = (n: number) => `${((100 * n) / Math.max(1, questions)).toFixed(1)} %`;
       const s = summarize(latency);
-      rows.push([
-        label,
-        String(questions),
-        pct(empty),
-        ...K.map((k) => pct(hits.get(k)!)),
-        fmtDur(s.p50),
-        fmtDur(s.p99),
-      ]);
+      rows.push([label, String(tally.questions), ...tallyCells(tally), fmtDur(s.p50), fmtDur(s.p99)]);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   progress("recall: session_search output with context");
   const output = await benchToolOutput(data, questionsOf);
-  const header = ["search", "questions", "no result", "R@1", "R@5", "R@10", "R@20", "p50", "p99"];
+  const header = ["search", "questions", ...TALLY_HEADER, "p50", "p99"];
   const tail = notes.length === 0 ? "" : `\n${notes.join("\n")}\n`;
   return `\n## Recall (LoCoMo, ${data.length} conversations, questions as written)\n\n${mdTable(header, rows)}\n${tail}${output}`;
 }
