@@ -9,7 +9,10 @@ import { singleGuard, singlePasses } from "./checkpoint-guard.js";
 import { checksOwner, guardedKey, refused, writeGuardPasses } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 
-/** Postgres's checkpoints: a write is one transaction, a read one round trip per statement. */
+/**
+ * Postgres's checkpoints: on one server a write is one statement with its guard inside (checkpoint-guard.ts), on a
+ * cluster a transaction of statements after its guard's; a read is one snapshot, a round trip per statement.
+ */
 export class PostgresCheckpoints extends SqlCheckpoints {
   constructor(ready: () => Promise<Executor>, t: KeyedTables) {
     super({

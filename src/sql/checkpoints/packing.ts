@@ -3,7 +3,8 @@
  * value row's (its full value or its delta's suffix) and a pending write's go in as raw DEFLATE with a preset
  * dictionary of what LangGraph and LangChain write around the text (the same bytes in every message: without the
  * dictionary a message of a few hundred bytes hardly shrinks), where that saves a tenth or more. The serializer's
- * type tag says which: `json|z1` is compressed with dictionary 1 (frozen: a new dictionary is a new tag), and a tag
+ * type tag says which: `json|z1` is compressed with dictionary 1 (frozen: a new dictionary is a new tag; the first
+ * byte holds the window's bits, the DEFLATE stream follows), and a tag
  * that holds a `|` of its own is stored with `|r` after it, so every stored tag reads back unambiguously, and rows
  * written before compression (tags without `|`) read as they are. Compressed before sealing (sealing.ts), so an
  * encrypted owner's rows shrink too. Off Node (no `node:zlib`) rows are written uncompressed.
@@ -40,6 +41,12 @@ const RAW = "|r";
 // Below this a payload is stored as it is (a compressed one would hardly be smaller).
 const MIN_BYTES = 64;
 
+// The smallest window that holds the dictionary and the payload (zlib's own cost grows with its window: 2^15
+// costs a small payload several times 2^11), stored as the first byte so a reader inflates with it.
+const MIN_WINDOW = 11;
+const windowFor = (length: number): number =>
+  Math.min(15, Math.max(MIN_WINDOW, Math.ceil(Math.log2(length + DICTIONARY_1.length))));
+
 /** A payload as stored: its tag (see the file's comment) and bytes. */
 export interface Packed {
   type: string;
@@ -51,8 +58,14 @@ export function pack(type: string, data: Uint8Array): Packed {
   const zl = data.length >= MIN_BYTES ? z() : null;
   if (zl) {
     const level = data.length > 65_536 ? 1 : 6;
-    const packed = zl.deflateRawSync(data, { dictionary: DICTIONARY_1, level });
-    if (packed.length <= data.length * 0.9) return { type: type + COMPRESSED, data: packed };
+    const windowBits = windowFor(data.length);
+    const body = zl.deflateRawSync(data, { dictionary: DICTIONARY_1, level, windowBits });
+    if (body.length + 1 <= data.length * 0.9) {
+      const packed = new Uint8Array(body.length + 1);
+      packed[0] = windowBits;
+      packed.set(body, 1);
+      return { type: type + COMPRESSED, data: packed };
+    }
   }
   return { type: type.includes("|") ? type + RAW : type, data };
 }
@@ -63,9 +76,11 @@ export function unpack(type: string, data: Uint8Array): Packed {
     const zl = z();
     if (!zl) throw new SessionError("UNSUPPORTED", "A compressed checkpoint row needs node:zlib to be read");
     try {
+      const windowBits = data[0] ?? 0;
+      if (windowBits < MIN_WINDOW || windowBits > 15) throw new Error("not a window's bits");
       return {
         type: type.slice(0, -COMPRESSED.length),
-        data: zl.inflateRawSync(data, { dictionary: DICTIONARY_1 }),
+        data: zl.inflateRawSync(data.subarray(1), { dictionary: DICTIONARY_1, windowBits }),
       };
     } catch {
       throw new SessionError("STORAGE", "A compressed checkpoint row is damaged");

@@ -178,7 +178,8 @@ export class SqlCheckpoints implements CheckpointStore {
           const rows = yield s.putValue(c.sessionId, c.ns, row.meta, row.plan, row.data);
           // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
           if (rows.length === 0 && row.plan.base !== null && row.full) {
-            yield s.putValue(c.sessionId, c.ns, row.full.meta, row.full.plan, row.full.data);
+            const full = row.full();
+            yield s.putValue(c.sessionId, c.ns, full.meta, full.plan, full.data);
           }
         }
         const stored = cp(key);

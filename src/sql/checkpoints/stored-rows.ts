@@ -29,7 +29,7 @@ export function valueRows(
   c: StoredCheckpoint,
   planned: readonly Planned[],
   key: Uint8Array | null,
-): (ValueRow & { full: ValueRow | null })[] {
+): (ValueRow & { full: (() => ValueRow) | null })[] {
   return planned.map(({ v, tag, plan }) => {
     const id = rowId("v", c.ns, v.channel, v.version);
     const row = (p: ValuePlan | null): ValueRow => {
@@ -40,8 +40,12 @@ export function valueRows(
         data: packed ? storedBytes(key, c.sessionId, id, packed.data) : null,
       };
     };
-    const full = plan && plan.base !== null && v.data ? planValue(v.data, undefined) : null;
-    return { ...row(plan), full: full ? row(full) : null };
+    // The full form only when needed (its base gone): compressing and sealing it is the value's whole length.
+    const data = v.data;
+    return {
+      ...row(plan),
+      full: plan && plan.base !== null && data ? () => row(planValue(data, undefined)) : null,
+    };
   });
 }
 
