@@ -1,7 +1,7 @@
 /**
  * Which threads a run may read and write (saver.ts): a thread is a session of the registry, registered to the
  * run's owner on its first checkpoint, and another owner's thread is refused. A store whose writes check an owner
- * themselves (contract/checkpoints.ts `checksOwner`: one Postgres server's guard statement, SQLite's write
+ * themselves (contract/checkpoints.ts `checksOwner`: one Postgres server's write statement, SQLite's write
  * transaction) lets a thread already
  * checked skip the registry read: its writes carry the owner expected, and one refused (the thread deleted, or
  * created again for another owner, by another process) reads the registry again, as a first write does.

@@ -1,13 +1,18 @@
 /** Postgres's checkpoints: the steps in sql/checkpoints/steps.ts over sql/checkpoints/postgres.ts. */
 
+import { SessionError } from "../errors.js";
 import { postgresCheckpoints } from "../sql/checkpoints/postgres.js";
 import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
+import { singleGuard, singlePasses } from "./checkpoint-guard.js";
 import { checksOwner, guardedKey, refused, writeGuardPasses } from "./key-guard.js";
 import type { KeyedTables } from "./sealing.js";
 
-/** Postgres's checkpoints: a write is one transaction, a read one round trip per statement. */
+/**
+ * Postgres's checkpoints: on one server a write is one statement with its guard inside (checkpoint-guard.ts), on a
+ * cluster a transaction of statements after its guard's; a read is one snapshot, a round trip per statement.
+ */
 export class PostgresCheckpoints extends SqlCheckpoints {
   constructor(ready: () => Promise<Executor>, t: KeyedTables) {
     super({
@@ -32,6 +37,29 @@ export class PostgresCheckpoints extends SqlCheckpoints {
           });
           if (written) return;
           refused(t, sessionId, form, tries, what);
+        }
+      },
+      // One statement with its guard inside (checkpoint-guard.ts), on one server; a cluster's guard is a statement
+      // of its own (the write then runs as a program).
+      single: async (sessionId, build, expect) => {
+        if (!t.layout.guardsInside) return undefined;
+        const executor = await ready();
+        const what = `the checkpoints of session "${sessionId}"`;
+        for (let tries = 1; ; tries++) {
+          const form = await guardedKey(executor.query, t, sessionId, what);
+          const statement = build(form.key, singleGuard(t, form, expect));
+          const row = await singlePasses(executor, form, statement);
+          if (row === undefined) {
+            refused(t, sessionId, form, tries, what);
+            continue;
+          }
+          if (expect && row.registered !== true) {
+            throw new SessionError(
+              "CONFLICT",
+              `Session "${sessionId}" is not registered to the owner the write expects`,
+            );
+          }
+          return row;
         }
       },
       // One snapshot: the reads run in one read-only transaction; sealed rows open with the keys of that moment.

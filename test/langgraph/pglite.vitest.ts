@@ -20,6 +20,8 @@ if (off) {
     beforeAll: async () => {
       db = await PGlite.create();
     },
+    // Starting PGlite (its WebAssembly) passes the suite's default 10 s on a loaded machine.
+    beforeAllTimeout: 120_000,
     createCheckpointer: async () => {
       const store = await PostgresStore.open(db as PGlite, { schema: `cp_${++n}` });
       const saver = new AgentSessionSaver(store);

@@ -1,7 +1,7 @@
 // The LangGraph checkpointer on the Postgres server and PGlite, for a thread of an owner without a key: its
-// checkpoint and pending writes take the session's guard as a statement of their own (postgres/key-guard.ts
-// writeGuardPasses), which on one server is the owner's lock and a read, not the coordinator's function of a cluster
-// (which a single server does not have: every such write failed STORAGE before).
+// checkpoint and pending writes take the owner's lock and then the session's guard inside their one statement
+// (postgres/checkpoint-guard.ts), not the coordinator's function of a cluster (which a single server does not have:
+// every such write failed STORAGE before); and a put whose delta lost its base goes again in full.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
@@ -61,6 +61,42 @@ test("Postgres: an owner's thread in clear takes its checkpoints and pending wri
   try {
     const store = await PostgresStore.open(pool, { schema });
     await ownedThread(store);
+    await store.close();
+  } finally {
+    await dropSchema(pool, schema);
+  }
+});
+
+// A put is one statement on one server (sql/checkpoints/postgres-single.ts): a delta whose base another process
+// deleted writes nothing, and the put goes again with the value full; a fresh saver reads it back exactly.
+test("Postgres: a delta whose base another process deleted goes in full, in the one-statement put", {
+  skip: reason ?? false,
+}, async () => {
+  const pool = testPool(2);
+  after(() => pool.end());
+  const schema = `agent_session_saver_lost_${process.pid}`;
+  await dropSchema(pool, schema);
+  try {
+    const store = await PostgresStore.open(pool, { schema });
+    const writer = new AgentSessionSaver(store);
+    const other = new AgentSessionSaver(store);
+    const thread: RunnableConfig = { configurable: { thread_id: "t-lost", checkpoint_ns: "" } };
+    const long = (n: number) => Array.from({ length: n }, (_, i) => `message ${i} `.repeat(8));
+    const put = async (config: RunnableConfig, messages: string[], version: number) => {
+      const checkpoint = emptyCheckpoint();
+      checkpoint.id = uuid6(-1);
+      checkpoint.channel_values = { messages };
+      checkpoint.channel_versions = { messages: version };
+      return writer.put(config, checkpoint, meta, { messages: version });
+    };
+    await put(await put(thread, long(3), 1), long(4), 2); // the writer now deltas against version 2
+    await other.deleteThread("t-lost");
+    await put(thread, long(5), 3);
+    const { rows } = await pool.query(
+      `SELECT version, base FROM "${schema}".agent_checkpoint_values WHERE session_id = 't-lost'`,
+    );
+    assert.deepEqual(rows, [{ version: "3", base: null }]);
+    assert.deepEqual((await other.getTuple(thread))?.checkpoint.channel_values, { messages: long(5) });
     await store.close();
   } finally {
     await dropSchema(pool, schema);

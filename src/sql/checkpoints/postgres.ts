@@ -5,6 +5,7 @@
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
+import { postgresSingleWrites } from "./postgres-single.js";
 import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -129,6 +130,7 @@ const namespacesSql = statement(
 /** Postgres's statement table of checkpoints for the tables `t`. */
 export function postgresCheckpoints(t: Tables): CheckpointStatements {
   return {
+    ...postgresSingleWrites(t),
     putCheckpoint: (c, data, metadata) =>
       command(putCheckpointSql(t), [
         c.sessionId,

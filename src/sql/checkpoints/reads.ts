@@ -8,6 +8,7 @@ import { utf8Decode } from "../../runtime/bytes.js";
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
 import type { Row } from "../program.js";
 import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
+import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
 
 /** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
@@ -36,14 +37,15 @@ export function openReads(
     for (const r of rows) {
       const channel = String(r.channel);
       const version = String(r.version);
-      const data =
+      const opened =
         r.data === null || r.data === undefined
           ? null
-          : openedBytes(keys, sessionId, rowId("v", ns, channel, version), r);
+          : unpack(String(r.type), openedBytes(keys, sessionId, rowId("v", ns, channel, version), r));
+      const data = opened?.data ?? null;
       const row: ChainRow = {
         version,
         tag: String(r.tag),
-        type: String(r.type),
+        type: opened?.type ?? unpack(String(r.type), new Uint8Array()).type,
         base: r.base === null || r.base === undefined ? null : String(r.base),
         prefix: Number(r.prefix),
         data,
@@ -93,19 +95,26 @@ export function openReads(
       taskId: String(w.task_id),
       idx: Number(w.idx),
       channel: String(w.channel),
-      type: String(w.type),
       taskPath: String(w.task_path ?? ""),
-      data: openedBytes(keys, sessionId, rowId("w", ns, id, String(w.task_id), Number(w.idx)), w),
+      ...unpack(
+        String(w.type),
+        openedBytes(keys, sessionId, rowId("w", ns, id, String(w.task_id), Number(w.idx)), w),
+      ),
     }));
+    const data = unpack(String(r.type), openedBytes(keys, sessionId, rowId("c", ns, id), r));
+    const metadata = unpack(
+      String(r.metadata_type),
+      openedBytes(keys, sessionId, rowId("m", ns, id), r, "metadata"),
+    );
     return {
       sessionId,
       ns,
       id,
       parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
-      type: String(r.type),
-      data: openedBytes(keys, sessionId, rowId("c", ns, id), r),
-      metadataType: String(r.metadata_type),
-      metadata: openedBytes(keys, sessionId, rowId("m", ns, id), r, "metadata"),
+      type: data.type,
+      data: data.data,
+      metadataType: metadata.type,
+      metadata: metadata.data,
       versions: versionsOf(r),
       values,
       writes,

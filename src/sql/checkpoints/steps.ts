@@ -19,8 +19,12 @@ import type {
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
 import { countOf, type Program, type Row, type Statement } from "../program.js";
 import { planValue, ValueCache, type ValuePlan } from "./delta.js";
+import { pack } from "./packing.js";
 import { type Found, openReads, versionsOf } from "./reads.js";
 import { rowId, type StoredBytes, storedBytes } from "./sealing.js";
+import { type Planned, packedCheckpoint, type ValueRow, valueRows } from "./stored-rows.js";
+
+export type { ValueRow } from "./stored-rows.js";
 
 /** One engine's statements of checkpoints; every statement but a page across sessions names its session. */
 export interface CheckpointStatements {
@@ -46,6 +50,26 @@ export interface CheckpointStatements {
     data: StoredBytes,
     replace: boolean,
   ): Statement;
+  /**
+   * Where the engine writes in one statement ({@link CheckpointEngine.single}): the checkpoint row and its values,
+   * nothing unless `guard`'s `gv.go`; answers `keyed`, `registered` and `lost` (deltas whose base row is gone).
+   */
+  putAll?(
+    c: StoredCheckpoint,
+    data: StoredBytes,
+    metadata: StoredBytes,
+    values: readonly ValueRow[],
+    guard: StatementGuard,
+  ): Statement;
+  /** The same for pending writes (each (task, idx) once): answers `keyed` and `registered`. */
+  putWritesAll?(
+    sessionId: string,
+    ns: string,
+    checkpointId: string,
+    writes: readonly { w: StoredWrite; data: StoredBytes }[],
+    replace: boolean,
+    guard: StatementGuard,
+  ): Statement;
   /** The checkpoint row `id` (null: the newest id) of a session's namespace. */
   checkpoint(sessionId: string, ns: string, id: string | null): Statement;
   /** A page of checkpoint rows, newest id first (then session and namespace, descending). */
@@ -69,11 +93,28 @@ export interface CheckpointEngine {
     program: (key: Uint8Array | null) => Program<void>,
     expect?: OwnerExpectation,
   ): Promise<void>;
+  /**
+   * Runs a write as one statement `build` makes (no transaction around it: one round trip), with the key of the
+   * session's owner and the guard to splice in; answers its row, or undefined with nothing done where it cannot (a
+   * cluster, whose guard is a statement of its own): {@link write} then.
+   */
+  single?(
+    sessionId: string,
+    build: (key: Uint8Array | null, guard: StatementGuard) => Statement,
+    expect?: OwnerExpectation,
+  ): Promise<Row | undefined>;
   /** Whether {@link write} checks an {@link OwnerExpectation} (contract/checkpoints.ts `checksOwner`). */
   readonly checksOwner?: boolean;
   /** Runs a read in one snapshot, then `open`s what it found with the store's keys (if any). */
   read<T, R>(program: Program<T>, open: (found: T, keys: CodecKeys | undefined) => R): Promise<R>;
 }
+
+/**
+ * The guard a one-statement write splices in, its parameters numbered from `at`: CTEs (each followed by a comma)
+ * that define `gv(go, keyed, registered)`, where `go` is whether the write may happen (its key check still the
+ * owner's, the session still the expected owner's), and the parameters they read.
+ */
+export type StatementGuard = (at: number) => { ctes: string; params: readonly unknown[] };
 
 // A random tag per value row (delta.ts): 12 hex digits.
 const newTag = () => Math.random().toString(16).slice(2, 8) + Date.now().toString(16).slice(-6);
@@ -104,37 +145,96 @@ export class SqlCheckpoints implements CheckpointStore {
       const known = v.data === null ? undefined : cache.get(c.sessionId, c.ns, v.channel);
       return { v, tag: newTag(), plan: v.data === null ? null : planValue(v.data, known) };
     });
+    const packed = packedCheckpoint(c);
+    const cp = (key: Uint8Array | null) => ({
+      data: storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), packed.data),
+      metadata: storedBytes(key, c.sessionId, rowId("m", c.ns, c.id), packed.metadata),
+    });
+    const putAll = s.putAll?.bind(s);
+    const single = this.engine.single?.bind(this.engine);
+    // One statement where the engine runs one; a delta whose base is gone (another process deleted the thread)
+    // writes nothing, and the write goes again with every value full.
+    for (let rows = planned; putAll && single; ) {
+      const at = rows;
+      const row = await single(
+        c.sessionId,
+        (key, guard) => {
+          const stored = cp(key);
+          return putAll(packed, stored.data, stored.metadata, valueRows(c, at, key), guard);
+        },
+        expect,
+      );
+      if (row === undefined) break; // the engine runs programs only (a cluster)
+      if (Number(row.lost ?? 0) === 0 || rows.every((r) => r.plan === null || r.plan.base === null)) {
+        this.remember(c, rows);
+        return;
+      }
+      rows = rows.map((r) => (r.plan && r.v.data ? { ...r, plan: planValue(r.v.data, undefined) } : r));
+    }
     await this.engine.write(
       c.sessionId,
       function* (key) {
-        for (const { v, tag, plan } of planned) {
-          const meta = { channel: v.channel, version: v.version, type: v.type, tag };
-          const id = rowId("v", c.ns, v.channel, v.version);
-          const full = plan && plan.base !== null && v.data ? planValue(v.data, undefined) : plan;
-          const data = (p: ValuePlan | null) => (p ? storedBytes(key, c.sessionId, id, p.data) : null);
-          const empty: ValuePlan = {
-            base: null,
-            baseTag: null,
-            prefix: 0,
-            data: new Uint8Array(),
-            depth: 0,
-            chain: 0,
-          };
-          const rows = yield s.putValue(c.sessionId, c.ns, meta, plan ?? empty, data(plan));
+        for (const row of valueRows(c, planned, key)) {
+          const rows = yield s.putValue(c.sessionId, c.ns, row.meta, row.plan, row.data);
           // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
-          if (rows.length === 0 && plan && full && plan.base !== null) {
-            yield s.putValue(c.sessionId, c.ns, meta, full, data(full));
+          if (rows.length === 0 && row.plan.base !== null && row.full) {
+            const full = row.full();
+            yield s.putValue(c.sessionId, c.ns, full.meta, full.plan, full.data);
           }
         }
-        const data = storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), c.data);
-        const metadata = storedBytes(key, c.sessionId, rowId("m", c.ns, c.id), c.metadata);
-        yield s.putCheckpoint(c, data, metadata);
+        const stored = cp(key);
+        yield s.putCheckpoint(packed, stored.data, stored.metadata);
       },
       expect,
     );
+    this.remember(c, planned);
+  }
+
+  async putWrites(
+    sessionId: string,
+    ns: string,
+    checkpointId: string,
+    given: readonly StoredWrite[],
+    replace: boolean,
+    expect?: OwnerExpectation,
+  ): Promise<void> {
+    const s = this.s;
+    const writes = given.map((w) => ({ ...w, ...pack(w.type, w.data) }));
+    const stored = (key: Uint8Array | null, list = writes) =>
+      list.map((w) => ({
+        w,
+        data: storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data),
+      }));
+    const putWritesAll = s.putWritesAll?.bind(s);
+    const single = this.engine.single?.bind(this.engine);
+    if (putWritesAll && single && writes.length > 0) {
+      // One statement touches a row once: of writes under one (task, idx), the one the statements in turn would
+      // leave (the last when replacing, else the first).
+      const last = new Map<string, StoredWrite>();
+      for (const w of replace ? writes : [...writes].reverse()) last.set(`${w.taskId} ${w.idx}`, w);
+      const kept = writes.filter((w) => last.get(`${w.taskId} ${w.idx}`) === w);
+      const row = await single(
+        sessionId,
+        (key, guard) => putWritesAll(sessionId, ns, checkpointId, stored(key, kept), replace, guard),
+        expect,
+      );
+      if (row !== undefined) return;
+    }
+    await this.engine.write(
+      sessionId,
+      function* (key) {
+        for (const { w, data } of stored(key))
+          yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
+      },
+      expect,
+    );
+  }
+
+  // The values written, as the bases of this process's next deltas.
+  private remember(c: StoredCheckpoint, planned: readonly Planned[]): void {
     for (const { v, tag, plan } of planned) {
       if (v.data && plan)
-        cache.set(c.sessionId, c.ns, v.channel, {
+        this.cache.set(c.sessionId, c.ns, v.channel, {
           version: v.version,
           tag,
           bytes: v.data,
@@ -142,27 +242,6 @@ export class SqlCheckpoints implements CheckpointStore {
           chain: plan.chain,
         });
     }
-  }
-
-  async putWrites(
-    sessionId: string,
-    ns: string,
-    checkpointId: string,
-    writes: readonly StoredWrite[],
-    replace: boolean,
-    expect?: OwnerExpectation,
-  ): Promise<void> {
-    const s = this.s;
-    await this.engine.write(
-      sessionId,
-      function* (key) {
-        for (const w of writes) {
-          const data = storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data);
-          yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
-        }
-      },
-      expect,
-    );
   }
 
   async get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null> {

@@ -1,0 +1,124 @@
+/**
+ * Postgres's checkpoint writes as one statement each (steps.ts `putAll`, `putWritesAll`; postgres/checkpoints.ts runs
+ * them): a warm `put` or `putWrites` is one round trip, its guard spliced in as CTEs (`gv.go`), with no transaction
+ * around it. A put inserts its values and its checkpoint row only when no delta lost its base (`lost`: the base row
+ * is gone, or another process wrote it again under a new tag), as the statements one by one would have written
+ * that value in full: the caller then writes again with every value full.
+ */
+
+import type { StoredWrite } from "../../contract/checkpoints.js";
+import { qualified, type Tables } from "../engines/postgres/tables.js";
+import { prepared, type Statement } from "../program.js";
+import type { StoredBytes } from "./sealing.js";
+import type { CheckpointStatements, StatementGuard } from "./steps.js";
+
+// Parameters numbered as they are pushed.
+function numbered(): { params: unknown[]; p: (value: unknown, cast: string) => string } {
+  const params: unknown[] = [];
+  return {
+    params,
+    p: (value, cast) => {
+      params.push(value);
+      return `$${params.length}::${cast}`;
+    },
+  };
+}
+
+const WRITE_COLUMNS = "session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed";
+
+/** The one-statement writes of checkpoints for the tables `t`. */
+export function postgresSingleWrites(
+  t: Tables,
+): Required<Pick<CheckpointStatements, "putAll" | "putWritesAll">> {
+  const cps = qualified(t, "agent_checkpoints");
+  const values = qualified(t, "agent_checkpoint_values");
+  const writes = qualified(t, "agent_checkpoint_writes");
+  const finish = (body: string, params: unknown[], guard: StatementGuard, answer: string): Statement => {
+    const g = guard(params.length + 1);
+    return prepared(`WITH ${g.ctes}\n${body}\nSELECT gv.keyed, gv.registered${answer} FROM gv`, [
+      ...params,
+      ...g.params,
+    ]);
+  };
+  return {
+    putAll: (c, data, metadata, rows, guard) => {
+      const { params, p } = numbered();
+      const session = p(c.sessionId, "text");
+      const ns = p(c.ns, "text");
+      const ctes: string[] = [];
+      if (rows.length > 0) {
+        const tuples = rows.map(
+          (r) =>
+            `(${[
+              p(r.meta.channel, "text"),
+              p(r.meta.version, "text"),
+              p(r.meta.tag, "text"),
+              p(r.meta.type, "text"),
+              p(r.plan.base, "text"),
+              p(r.plan.prefix, "integer"),
+              p(r.data?.data ?? null, "bytea"),
+              p(r.plan.depth, "integer"),
+              p(r.plan.chain, "bigint"),
+              p(r.data?.sealed ?? false, "boolean"),
+              p(r.plan.baseTag, "text"),
+            ].join(", ")})`,
+        );
+        const at = (alias: string, version: string) =>
+          `SELECT 1 FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = ${alias}.channel
+          AND v.version = ${version}`;
+        ctes.push(
+          `inp(channel, version, tag, type, base, prefix, data, depth, chain, sealed, base_tag) AS (VALUES ${tuples.join(", ")})`,
+          // A delta whose base row (with the tag the writer knows) is gone, of a version not stored yet.
+          `lost AS (SELECT 1 FROM inp i WHERE i.base IS NOT NULL AND NOT EXISTS (${at("i", "i.base")} AND v.tag = i.base_tag)
+            AND NOT EXISTS (${at("i", "i.version")}))`,
+          `vals AS (INSERT INTO ${values} (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
+            SELECT ${session}, ${ns}, i.channel, i.version, i.tag, i.type, i.base, i.prefix, i.data, i.depth, i.chain, i.sealed
+            FROM inp i WHERE (SELECT go FROM gv) AND NOT EXISTS (SELECT 1 FROM lost)
+            ON CONFLICT DO NOTHING RETURNING 1)`,
+        );
+      }
+      const whole = rows.length > 0 ? " AND NOT EXISTS (SELECT 1 FROM lost)" : "";
+      ctes.push(
+        `cp AS (INSERT INTO ${cps} (session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed)
+          SELECT ${session}, ${ns}, ${p(c.id, "text")}, ${p(c.parentId, "text")}, ${p(c.type, "text")},
+            ${p(data.data, "bytea")}, ${p(c.metadataType, "text")}, ${p(metadata.data, "bytea")},
+            ${p(JSON.stringify(c.versions), "text")}, ${p(data.sealed, "boolean")}
+          WHERE (SELECT go FROM gv)${whole}
+          ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, type = EXCLUDED.type,
+            data = EXCLUDED.data, metadata_type = EXCLUDED.metadata_type, metadata = EXCLUDED.metadata,
+            versions = EXCLUDED.versions, sealed = EXCLUDED.sealed
+          RETURNING 1)`,
+      );
+      const lost = rows.length > 0 ? ", (SELECT count(*) FROM lost)::integer AS lost" : ", 0 AS lost";
+      return finish(`${ctes.join(",\n")}`, params, guard, lost);
+    },
+    putWritesAll: (sessionId, ns, checkpointId, list, replace, guard) => {
+      const { params, p } = numbered();
+      const session = p(sessionId, "text");
+      const space = p(ns, "text");
+      const checkpoint = p(checkpointId, "text");
+      const tuples = list.map(
+        ({ w, data }: { w: StoredWrite; data: StoredBytes }) =>
+          `(${[
+            p(w.taskId, "text"),
+            p(w.idx, "integer"),
+            p(w.channel, "text"),
+            p(w.type, "text"),
+            p(data.data, "bytea"),
+            p(w.taskPath, "text"),
+            p(data.sealed, "boolean"),
+          ].join(", ")})`,
+      );
+      const onConflict = replace
+        ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
+        : "NOTHING";
+      const body = `ins AS (INSERT INTO ${writes} (${WRITE_COLUMNS})
+        SELECT ${session}, ${space}, ${checkpoint}, w.task_id, w.idx, w.channel, w.type, w.data, w.task_path, w.sealed
+        FROM (VALUES ${tuples.join(", ")}) AS w(task_id, idx, channel, type, data, task_path, sealed)
+        WHERE (SELECT go FROM gv)
+        ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${onConflict}
+        RETURNING 1)`;
+      return finish(body, params, guard, "");
+    },
+  };
+}
