@@ -5,11 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusSchema } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { occurrences } from "../helpers/encryption.js";
+import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
 
 /** Why Mastra cannot run on this Node (null: it can). */
 export function nodeTooOld(): string | null {
@@ -23,8 +26,8 @@ export function nodeTooOld(): string | null {
 export interface Opened {
   store: SqliteStore | PostgresStore;
   close(): Promise<void>;
-  files?: string[];
-  path?: string;
+  /** How many places on disk hold `marker` (SQLite's files; Postgres's pages, dead tuples included); absent: not scanned. */
+  scan?: (marker: string) => Promise<number>;
 }
 
 /** A backend the Mastra files run on. */
@@ -42,7 +45,11 @@ const sqlite = (driver: "better-sqlite3" | "node:sqlite"): Backend => ({
   open: async (options = {}) => {
     const path = join(dir, `${Math.random().toString(36).slice(2)}.db`);
     const store = new SqliteStore(path, { driver, ...options });
-    return { store, close: () => store.close(), path };
+    const scan = async (marker: string) => {
+      store.driver.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      return occurrences(sqliteFiles(path), marker);
+    };
+    return { store, close: () => store.close(), scan };
   },
 });
 
@@ -55,10 +62,11 @@ export async function backends(name: string): Promise<Backend[]> {
       name: "PGlite",
       skip: async () => pgliteSwitchedOff(),
       open: async (options = {}) => {
-        const db = await PGlite.create();
+        const db = await PGlite.create({ extensions: { pageinspect } });
         const store = await PostgresStore.open(db, { schema: "mastra", ...options });
         return {
           store,
+          scan: async (marker) => total(await markersInRelations(db, "mastra", marker)),
           close: async () => {
             await store.close();
             await db.close();
@@ -75,6 +83,7 @@ export async function backends(name: string): Promise<Backend[]> {
         const store = await PostgresStore.open(pool, { schema, ...options });
         return {
           store,
+          scan: async (marker) => total(await markersInRelations(pool, schema, marker)),
           close: async () => {
             await store.close();
             await dropSchema(pool, schema);
@@ -85,7 +94,7 @@ export async function backends(name: string): Promise<Backend[]> {
     },
   ];
   if (nodeTooOld()) return list;
-  const cluster = await citusSchema(name);
+  const cluster = await citusSchema(name.toLowerCase().replace(/[^a-z0-9]+/g, "_"));
   list.push({
     name: "Citus",
     skip: async () => (cluster ? null : "no Citus cluster (the reason is printed above)"),
@@ -100,7 +109,13 @@ export async function backends(name: string): Promise<Backend[]> {
 /** Registers `cases` on every backend (or skips them all, with the reason printed, on an old Node). */
 export async function onEveryBackend(
   name: string,
-  cases: (it: (title: string, body: (opened: Opened, backend: Backend) => Promise<void>) => void) => void,
+  cases: (
+    it: (
+      title: string,
+      body: (opened: Opened, backend: Backend) => Promise<void>,
+      options?: { keyring?: Keyring },
+    ) => void,
+  ) => void,
 ): Promise<void> {
   const old = nodeTooOld();
   if (old) {
@@ -112,9 +127,9 @@ export async function onEveryBackend(
     describe(`${name} on ${backend.name}`, async () => {
       const reason = (await backend.skip?.()) ?? null;
       if (reason) console.log(`# SKIP ${backend.name}: ${reason}`);
-      cases((title, body) =>
+      cases((title, body, options) =>
         test(title, { skip: reason ?? false }, async () => {
-          const opened = await backend.open();
+          const opened = await backend.open(options);
           try {
             await body(opened, backend);
           } finally {

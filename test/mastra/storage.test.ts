@@ -16,7 +16,7 @@ export function message(
   resourceId: string,
   text: string,
   minute: number,
-  id = randomUUID(),
+  id: string = randomUUID(),
 ) {
   return {
     id,

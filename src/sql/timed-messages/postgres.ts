@@ -15,13 +15,16 @@ export function timedMessageIndexesSql(t: Tables): string[] {
 
 /** Postgres's timed reads: one round trip per statement. */
 export function postgresTimedMessages(ready: () => Promise<Executor>, t: Tables): TimedMessages {
-  const s = timedStatements({
-    messages: t.messages,
-    heads: t.heads,
-    placeholder: (n) => `$${n}`,
-    timeCast: "::timestamptz",
-  });
-  return new TimedMessages(s, async (statement) => {
+  // Read when a statement is made: a Citus store sets its layout after the tables are named.
+  const statements = () =>
+    timedStatements({
+      messages: t.messages,
+      heads: t.heads,
+      placeholder: (n) => `$${n}`,
+      timeCast: "::timestamptz",
+      joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
+    });
+  return new TimedMessages(statements, async (statement) => {
     const executor = await ready();
     return executor.query<TimedRow>(statement.sql, statement.params);
   });

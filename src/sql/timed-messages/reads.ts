@@ -17,7 +17,7 @@ const IDS_PER_STATEMENT = 500;
 /** A store's messages read by their own time and found by id (docs/MASTRA.md). */
 export class TimedMessages {
   constructor(
-    private readonly s: TimedStatements,
+    private readonly statements: () => TimedStatements,
     private readonly rows: (statement: TimedStatement) => Promise<TimedRow[]>,
   ) {}
 
@@ -25,7 +25,7 @@ export class TimedMessages {
   async locate(ids: readonly string[]): Promise<LocatedMessage[]> {
     const found: LocatedMessage[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-      const rows = await this.rows(this.s.locate(ids.slice(i, i + IDS_PER_STATEMENT)));
+      const rows = await this.rows(this.statements().locate(ids.slice(i, i + IDS_PER_STATEMENT)));
       for (const row of rows) found.push(locatedOf(row));
     }
     return found;
@@ -39,21 +39,23 @@ export class TimedMessages {
     offset: number,
   ): Promise<LocatedMessage[]> {
     if (scope.sessionIds.length === 0 || limit <= 0) return [];
-    return (await this.rows(this.s.page(scope, descending, limit, offset))).map(locatedOf);
+    return (await this.rows(this.statements().page(scope, descending, limit, offset))).map(locatedOf);
   }
 
   /** How many messages the scope holds. */
   async count(scope: TimedScope): Promise<number> {
     if (scope.sessionIds.length === 0) return 0;
-    const [row] = (await this.rows(this.s.count(scope))) as unknown as { n: unknown }[];
+    const [row] = (await this.rows(this.statements().count(scope))) as unknown as { n: unknown }[];
     return Number(row?.n ?? 0);
   }
 
   /** `target`, up to `before` messages of its session before it and `after` after it, oldest first. */
   async window(target: LocatedMessage, before: number, after: number): Promise<LocatedMessage[]> {
-    const older = (await this.rows(this.s.beside(target, false, before + 1))).map(locatedOf).reverse();
+    const older = (await this.rows(this.statements().beside(target, false, before + 1)))
+      .map(locatedOf)
+      .reverse();
     if (after <= 0) return older;
-    const newer = (await this.rows(this.s.beside(target, true, after))).map(locatedOf);
+    const newer = (await this.rows(this.statements().beside(target, true, after))).map(locatedOf);
     return [...older, ...newer];
   }
 }

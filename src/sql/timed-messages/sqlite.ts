@@ -16,8 +16,10 @@ export function sqliteTimedMessages(driver: SqlDriver): TimedMessages {
     heads: "agent_session_heads",
     placeholder: () => "?",
     timeCast: "",
+    joinHead: "h.num = m.session_num",
   });
-  return new TimedMessages(s, async (statement) =>
-    driver.read(() => driver.all<TimedRow>(statement.sql, statement.params as never)),
+  return new TimedMessages(
+    () => s,
+    async (statement) => driver.read(() => driver.all<TimedRow>(statement.sql, statement.params as never)),
   );
 }

@@ -40,13 +40,15 @@ export interface TimedDialect {
   placeholder(n: number): string;
   /** The cast of a time parameter ("" on SQLite, whose times are ISO text). */
   timeCast: string;
+  /** The join of a message `m` to its head `h` (Citus adds the session id both carry, so the join stays on a shard). */
+  joinHead: string;
 }
 
 // The rows of a scope: its sessions' messages within the time range, and the parameters so far.
 function scoped(d: TimedDialect, scope: TimedScope): TimedStatement {
   const params: unknown[] = [...scope.sessionIds];
   const marks = scope.sessionIds.map((_, i) => d.placeholder(i + 1)).join(", ");
-  let sql = ` FROM ${d.messages} m JOIN ${d.heads} h ON h.num = m.session_num WHERE h.session_id IN (${marks})`;
+  let sql = ` FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead} WHERE h.session_id IN (${marks})`;
   for (const [bound, below] of [
     [scope.start, false],
     [scope.end, true],
@@ -67,7 +69,7 @@ export function timedStatements(d: TimedDialect) {
     locate(ids: readonly string[]): TimedStatement {
       const marks = ids.map((_, i) => d.placeholder(i + 1)).join(", ");
       return {
-        sql: `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON h.num = m.session_num WHERE m.id IN (${marks})`,
+        sql: `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead} WHERE m.id IN (${marks})`,
         params: [...ids],
       };
     },
@@ -95,7 +97,7 @@ export function timedStatements(d: TimedDialect) {
       const op = after ? ">" : "<=";
       const dir = after ? "ASC" : "DESC";
       return {
-        sql: `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON h.num = m.session_num
+        sql: `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead}
           WHERE h.session_id = ${p(1)} AND (m.created_at, m.seq) ${op} (${p(2)}${d.timeCast}, ${p(3)})
           ORDER BY m.created_at ${dir}, m.seq ${dir} LIMIT ${p(4)}`,
         params: [from.sessionId, from.createdAt, from.seq, limit],
