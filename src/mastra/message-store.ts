@@ -82,6 +82,8 @@ export class MastraMessages {
       );
       saved.push(stored);
     }
+    // A thread's `updatedAt` is its session's last activity (threads.ts): the registry's row, touched once a thread.
+    for (const threadId of claimed) await this.threads.registry.touch(threadId);
     return saved;
   }
 

@@ -243,4 +243,38 @@ await onEveryBackend("Mastra MemoryStorage", (it) => {
     await assert.rejects(memory.cloneThread({ sourceThreadId: "src", newThreadId: "dst" }));
     await assert.rejects(memory.cloneThread({ sourceThreadId: "missing" }));
   });
+  it("bumps a thread's updatedAt on a message, keeps stringified content, special titles, concurrent updates", async ({
+    store,
+  }) => {
+    const memory = new AgentSessionMemoryStorage(store);
+    const t = thread("edge", "alice");
+    t.title = `Special 'quotes' and "double quotes" and emoji 🎉`;
+    t.createdAt = at(0);
+    t.updatedAt = at(0);
+    await memory.saveThread({ thread: t });
+    const before = (await memory.getThreadById({ threadId: "edge" }))?.updatedAt.getTime() ?? 0;
+    assert.equal((await memory.getThreadById({ threadId: "edge" }))?.title, t.title);
+    const json = JSON.stringify({ userInput: "test data", metadata: { key: "value" } });
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond than the thread's save
+    const m = message("edge", "alice", json, 1);
+    await memory.saveMessages({ messages: [m] });
+    assert.ok(((await memory.getThreadById({ threadId: "edge" }))?.updatedAt.getTime() ?? 0) > before);
+    const [read] = (await memory.listMessages({ threadId: "edge" })).messages;
+    assert.equal(read?.content.format, 2);
+    assert.equal(read?.content.content, json, "content.content kept as given, not nested");
+    assert.deepEqual(read?.content.parts, [{ type: "text", text: json }]);
+    const updates = Array.from({ length: 5 }, (_, i) =>
+      memory.updateThread({ id: "edge", title: `Update ${i}`, metadata: { update: i } }),
+    );
+    await Promise.all(updates);
+    assert.match((await memory.getThreadById({ threadId: "edge" }))?.title ?? "", /^Update \d$/);
+    // A message with only text content (no parts) reads back with its text as its part and its content.
+    const plain = {
+      ...message("edge", "alice", "", 2),
+      content: { format: 2, parts: [], content: "just text" },
+    };
+    await memory.saveMessages({ messages: [plain as MastraDBMessage] });
+    const [back] = (await memory.listMessagesById({ messageIds: [plain.id] })).messages;
+    assert.equal(back?.content.content, "just text");
+  });
 });
