@@ -5,6 +5,7 @@
 import { MastraCompositeStore } from "@mastra/core/storage";
 import { AgentSessionMemoryStorage, type MastraCapableStore } from "./storage.js";
 
+export { AgentSessionVector, type SearchableStore, searchRecall } from "./recall.js";
 export { AgentSessionMemoryStorage, type MastraCapableStore } from "./storage.js";
 
 /** A Mastra storage whose memory domain is the store (`new Memory({ storage: mastraStorage(store) })`). */

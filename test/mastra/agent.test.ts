@@ -7,7 +7,7 @@ import { Memory } from "@mastra/memory";
 import { simulateReadableStream } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { SessionManager } from "../../src/manager/manager.js";
-import { mastraStorage } from "../../src/mastra/index.js";
+import { mastraStorage, searchRecall } from "../../src/mastra/index.js";
 import { randomKeyring } from "../helpers/encryption.js";
 import { purgeUntilComplete } from "../helpers/purge.js";
 import { onEveryBackend } from "./backends.js";
@@ -135,4 +135,28 @@ await onEveryBackend("Mastra Agent", (it) => {
     },
     { keyring: randomKeyring(["alice"]) },
   );
+  it("recalls an older thread's message semantically, through our search, within the resource only", async ({
+    store,
+  }) => {
+    const { model, prompts } = replying(["Sure.", "Sure.", "Sure.", "Sure."]);
+    const memory = new Memory({
+      storage: mastraStorage(store),
+      ...searchRecall(store),
+      options: { lastMessages: 2, semanticRecall: { topK: 2, messageRange: 1, scope: "resource" } },
+    });
+    const agent = new Agent({ id: "recall", name: "recall", instructions: "You remember.", model, memory });
+    await agent.generate("My sister's name is Marguerite and she lives in Lyon.", {
+      memory: { thread: "old", resource: "alice" },
+    });
+    await agent.generate("Bob's secret: the marguerite password.", {
+      memory: { thread: "bobs", resource: "bob" },
+    });
+    await agent.generate("Where does Marguerite live?", { memory: { thread: "new", resource: "alice" } });
+    const last = prompts.at(-1) ?? "";
+    assert.ok(
+      last.includes("lives in Lyon"),
+      "the older thread's message is recalled into the new thread's prompt",
+    );
+    assert.ok(!last.includes("password"), "another resource's message is never recalled");
+  });
 });
