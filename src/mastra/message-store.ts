@@ -41,11 +41,23 @@ export class MastraMessages {
     return owners;
   }
 
-  /** The messages at `located`, opened, in that order (one read each; a message gone meanwhile is left out). */
+  /**
+   * The messages at `located`, opened, in that order (a message gone meanwhile is left out): one read a session
+   * where the store reads many at once, else one a message.
+   */
   async read(located: readonly LocatedMessage[], owners: Map<string, string>): Promise<MastraDBMessage[]> {
+    const found = new Map<string, SessionMessage>();
+    const bySession = new Map<string, string[]>();
+    for (const at of located) bySession.set(at.sessionId, [...(bySession.get(at.sessionId) ?? []), at.id]);
+    for (const [sessionId, ids] of bySession) {
+      const messages = this.timed.messagesOf
+        ? await this.timed.messagesOf(sessionId, ids)
+        : await Promise.all(ids.map((id) => this.sessions(sessionId).getMessage(id)));
+      for (const message of messages) if (message) found.set(`${sessionId}\u0000${message.id}`, message);
+    }
     const out: MastraDBMessage[] = [];
     for (const at of located) {
-      const message = await this.sessions(at.sessionId).getMessage(at.id);
+      const message = found.get(`${at.sessionId}\u0000${at.id}`);
       if (message) out.push(mastraMessageOf(message, at.sessionId, owners.get(at.sessionId)));
     }
     return out;

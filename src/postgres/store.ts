@@ -42,6 +42,7 @@ import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { logFactWrites } from "./feed/facts-log.js";
+import { readMessagesById } from "./message-reads.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
@@ -134,7 +135,9 @@ export class PostgresStore
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
     this.graphItems = new PostgresGraphItems(ready, this.tables);
-    this.timedMessages = postgresTimedMessages(ready, this.tables);
+    this.timedMessages = postgresTimedMessages(ready, this.tables, async (sessionId, ids) =>
+      readMessagesById(await ready(), this.tables, sessionId, ids),
+    );
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

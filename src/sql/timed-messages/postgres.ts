@@ -14,7 +14,11 @@ export function timedMessageIndexesSql(t: Tables): string[] {
 }
 
 /** Postgres's timed reads: one round trip per statement. */
-export function postgresTimedMessages(ready: () => Promise<Executor>, t: Tables): TimedMessages {
+export function postgresTimedMessages(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  messagesOf: TimedMessages["messagesOf"],
+): TimedMessages {
   // Read when a statement is made: a Citus store sets its layout after the tables are named.
   const statements = () =>
     timedStatements({
@@ -24,8 +28,12 @@ export function postgresTimedMessages(ready: () => Promise<Executor>, t: Tables)
       timeCast: "::timestamptz",
       joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
     });
-  return new TimedMessages(statements, async (statement) => {
-    const executor = await ready();
-    return executor.query<TimedRow>(statement.sql, statement.params);
-  });
+  return new TimedMessages(
+    statements,
+    async (statement) => {
+      const executor = await ready();
+      return executor.query<TimedRow>(statement.sql, statement.params);
+    },
+    messagesOf,
+  );
 }

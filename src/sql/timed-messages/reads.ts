@@ -2,6 +2,7 @@
  * The timed reads of either engine (statements.ts): each one statement, or a statement per few hundred ids, so a read
  * costs the rows it answers.
  */
+import type { SessionMessage } from "../../contract/message.js";
 import {
   type LocatedMessage,
   locatedOf,
@@ -19,6 +20,11 @@ export class TimedMessages {
   constructor(
     private readonly statements: () => TimedStatements,
     private readonly rows: (statement: TimedStatement) => Promise<TimedRow[]>,
+    /**
+     * The stored messages of a session among ids, in one read (an engine whose reads are round trips has it; absent:
+     * a caller reads message by message).
+     */
+    readonly messagesOf?: (sessionId: string, ids: readonly string[]) => Promise<SessionMessage[]>,
   ) {}
 
   /** Where each of `ids` is stored (ids not stored are left out; an id stored in two sessions, each). */
