@@ -21,6 +21,7 @@ import { PostgresStore as MastraPostgresStore } from "@mastra/pg";
 import pg from "pg";
 import { mastraStorage } from "../src/mastra/index.js";
 import { PostgresStore } from "../src/postgres/index.js";
+import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { makeText, rng } from "./data.js";
 import { BENCH_PG_URL } from "./pg-url.js";
@@ -40,17 +41,22 @@ interface Target {
   close(): Promise<void>;
 }
 
-const fileSize = (file: string) => {
-  let bytes = 0;
-  for (const suffix of ["", "-wal"]) {
-    try {
-      bytes += statSync(file + suffix).size;
-    } catch {
-      // no WAL file: nothing to add
-    }
+/** The SQLite file's bytes, WAL included, after a TRUNCATE checkpoint (run through a connection of its own). */
+function fileSize(file: string): number {
+  const db = new (loadBetterSqlite3())(file);
+  try {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close();
+  }
+  let bytes = statSync(file).size;
+  try {
+    bytes += statSync(`${file}-wal`).size;
+  } catch {
+    // no WAL file: nothing to add
   }
   return bytes;
-};
+}
 
 async function sqliteTargets(dir: string): Promise<Target[]> {
   const ours = join(dir, "agent-session.db");
@@ -62,10 +68,7 @@ async function sqliteTargets(dir: string): Promise<Target[]> {
       name: "agent-session",
       engine: "SQLite",
       storage: mastraStorage(store),
-      size: async () => {
-        store.driver.run("PRAGMA wal_checkpoint(TRUNCATE)");
-        return fileSize(ours);
-      },
+      size: async () => fileSize(ours),
       close: () => store.close(),
     },
     {

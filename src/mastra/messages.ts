@@ -34,6 +34,12 @@ export function sessionMessageOf(message: MastraDBMessage): SessionMessage {
     rest.content = undefined;
     rest.textOnly = true;
   }
+  // Mastra repeats a one-text message's text as `content.content`: kept once, as the part (restored on reads).
+  const only = kept.length === 1 ? (kept[0] as { type?: unknown; text?: unknown }) : undefined;
+  if (only?.type === "text" && typeof rest.content === "string" && rest.content === only.text) {
+    rest.content = undefined;
+    rest.textOnly = true;
+  }
   const extra: MastraExtra = { content: rest };
   if (typeof message.type === "string" && message.type !== "v2") extra.type = message.type;
   if (typeof message.resourceId === "string") extra.resourceId = message.resourceId;
