@@ -6,6 +6,7 @@
  */
 import type { MastraDBMessage } from "@mastra/core/memory";
 import type { StorageListMessagesInput, StorageListMessagesOutput } from "@mastra/core/storage";
+import { SessionError } from "../errors.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import type { LocatedMessage, TimeBound, TimedScope } from "../sql/timed-messages/statements.js";
 import { userError } from "./errors.js";
@@ -37,6 +38,13 @@ export async function listMessages(
     throw userError("LIST_MESSAGES_INVALID_PER_PAGE", "perPage must be false or an integer >= 0");
   if (perPageInput === false && page !== 0)
     throw userError("LIST_MESSAGES_INVALID_PAGE", "page must be 0 when perPage is false", { page });
+  if (filter?.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
+    // A message's metadata lives in its content, which may be sealed: no index can page by it (docs/MASTRA.md).
+    throw new SessionError(
+      "UNSUPPORTED",
+      "listMessages by message metadata is not supported on agent-session",
+    );
+  }
   const perPage = perPageInput === false ? Number.MAX_SAFE_INTEGER : (perPageInput ?? 40);
   const descending = orderBy?.direction === "DESC";
   // The threads read: those of the resource asked for (when one is), each a session with an owner.

@@ -141,6 +141,9 @@ await onEveryBackend("Mastra MemoryStorage", (it) => {
     assert.deepEqual(texts(byId.messages), ["text 7", "text 1"]);
     await assert.rejects(memory.listMessages({ threadId: "" }));
     await assert.rejects(memory.listMessages({ threadId: "m", page: -1 }));
+    await assert.rejects(memory.listMessages({ threadId: "m", filter: { metadata: { a: 1 } } }), {
+      code: "UNSUPPORTED",
+    });
     assert.equal((await memory.listMessages({ threadId: "m", resourceId: "bob" })).messages.length, 0);
   });
 
