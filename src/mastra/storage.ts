@@ -117,7 +117,8 @@ export class AgentSessionMemoryStorage extends MemoryStorage {
       located,
       await this.messages.ownersOf(located.map((m) => m.sessionId)),
     );
-    found.sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime());
+    // Oldest first, as Mastra's stores answer (their MessageList orders what their statement read).
+    found.sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
     return { messages: found };
   }
 

@@ -138,7 +138,7 @@ await onEveryBackend("Mastra MemoryStorage", (it) => {
     });
     assert.deepEqual(texts(withPage.messages), ["text 9", "text 1", "text 0"]);
     const byId = await memory.listMessagesById({ messageIds: ["m1", "m7", "missing"] });
-    assert.deepEqual(texts(byId.messages), ["text 7", "text 1"]);
+    assert.deepEqual(texts(byId.messages), ["text 1", "text 7"]);
     await assert.rejects(memory.listMessages({ threadId: "" }));
     await assert.rejects(memory.listMessages({ threadId: "m", page: -1 }));
     await assert.rejects(memory.listMessages({ threadId: "m", filter: { metadata: { a: 1 } } }), {
