@@ -9,7 +9,7 @@ import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
-import { citusSchema } from "../fixtures/citus-db.js";
+import { citusSchema, markersOnCluster } from "../fixtures/citus-db.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
@@ -100,7 +100,11 @@ export async function backends(name: string): Promise<Backend[]> {
     skip: async () => (cluster ? null : "no Citus cluster (the reason is printed above)"),
     open: async (options = {}) => {
       await cluster!.reset();
-      return { store: cluster!.store(options), close: async () => undefined };
+      return {
+        store: cluster!.store(options),
+        close: async () => undefined,
+        scan: async (marker) => total(await markersOnCluster(cluster!.pool, cluster!.schema, marker)),
+      };
     },
   });
   return list;
