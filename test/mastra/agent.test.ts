@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { Agent } from "@mastra/core/agent";
 import { Memory } from "@mastra/memory";
 import { simulateReadableStream } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3, MockLanguageModelV4 } from "ai/test";
+import { learnFacts } from "../../src/facts/learn.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { mastraStorage, searchRecall } from "../../src/mastra/index.js";
 import { randomKeyring } from "../helpers/encryption.js";
@@ -158,5 +159,54 @@ await onEveryBackend("Mastra Agent", (it) => {
       "the older thread's message is recalled into the new thread's prompt",
     );
     assert.ok(!last.includes("password"), "another resource's message is never recalled");
+  });
+  it("lets facts be learned from a Mastra thread, and erases them with the resource", async ({ store }) => {
+    const memory = new Memory({ storage: mastraStorage(store), options: { lastMessages: 10 } });
+    const agent = new Agent({
+      id: "facts",
+      name: "facts",
+      instructions: "You remember.",
+      model: replying(["Noted."]).model,
+      memory,
+    });
+    await agent.generate("I moved to Boston in May 2023.", {
+      memory: { thread: "facts", resource: "alice" },
+    });
+    const [said] = (await memory.recall({ threadId: "facts", resourceId: "alice" })).messages;
+    assert.ok(said);
+    const extractor = new MockLanguageModelV3({
+      provider: "mock",
+      modelId: "facts",
+      doGenerate: async () => ({
+        content: [
+          {
+            type: "text",
+            text: JSON.stringify({
+              facts: [
+                {
+                  text: "The user moved to Boston.",
+                  about: "user",
+                  sources: [said.id],
+                  action: "add",
+                  target: null,
+                },
+              ],
+            }),
+          },
+        ],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage,
+        warnings: [],
+      }),
+    });
+    const report = await learnFacts(store, { extractor, sessionIds: ["facts"] });
+    assert.equal(report.added, 1);
+    const { facts } = await store.facts.list({ owner: "alice" }, { sourceSession: "facts" });
+    assert.deepEqual(
+      facts.map((f) => f.text),
+      ["The user moved to Boston."],
+    );
+    const receipt = await SessionManager.create(store).eraseOwner("alice");
+    assert.equal(receipt.facts, 1);
   });
 });
