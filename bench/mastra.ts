@@ -11,7 +11,7 @@
  * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MastraDBMessage } from "@mastra/core/memory";
@@ -21,9 +21,9 @@ import { PostgresStore as MastraPostgresStore } from "@mastra/pg";
 import pg from "pg";
 import { mastraStorage } from "../src/mastra/index.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { makeText, rng } from "./data.js";
+import { sqliteSize } from "./langgraph-targets.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 
@@ -41,23 +41,6 @@ interface Target {
   close(): Promise<void>;
 }
 
-/** The SQLite file's bytes, WAL included, after a TRUNCATE checkpoint (run through a connection of its own). */
-function fileSize(file: string): number {
-  const db = new (loadBetterSqlite3())(file);
-  try {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-  } finally {
-    db.close();
-  }
-  let bytes = statSync(file).size;
-  try {
-    bytes += statSync(`${file}-wal`).size;
-  } catch {
-    // no WAL file: nothing to add
-  }
-  return bytes;
-}
-
 async function sqliteTargets(dir: string): Promise<Target[]> {
   const ours = join(dir, "agent-session.db");
   const theirs = join(dir, "libsql.db");
@@ -68,14 +51,14 @@ async function sqliteTargets(dir: string): Promise<Target[]> {
       name: "agent-session",
       engine: "SQLite",
       storage: mastraStorage(store),
-      size: async () => fileSize(ours),
+      size: async () => sqliteSize(ours),
       close: () => store.close(),
     },
     {
       name: "@mastra/libsql",
       engine: "SQLite",
       storage: libsql,
-      size: async () => fileSize(theirs),
+      size: async () => sqliteSize(theirs),
       close: async () => undefined,
     },
   ];
