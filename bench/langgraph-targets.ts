@@ -30,7 +30,7 @@ const OUR_TABLES = ["agent_checkpoints", "agent_checkpoint_values", "agent_check
 const THEIR_TABLES = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"];
 
 /** The SQLite file's bytes, WAL included, after a TRUNCATE checkpoint (run through a connection of its own). */
-function sqliteSize(file: string): number {
+export function sqliteSize(file: string): number {
   const db = new (loadBetterSqlite3())(file);
   try {
     db.pragma("wal_checkpoint(TRUNCATE)");

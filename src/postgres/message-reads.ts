@@ -127,6 +127,24 @@ async function parsed(
   return hydrate(executor, t, messages);
 }
 
+/** Messages $2 (an array of ids) of session $1. */
+const byIdsSql = statement(
+  (t) => `SELECT m.content FROM ${t.heads} h
+    JOIN ${t.messages} m ON m.session_num = h.num${t.layout.onSession("m", "h.session_id")}
+    WHERE h.session_id = $1 AND m.id = ANY($2)`,
+);
+
+/** The stored messages of a session among `ids` (in no order), payloads restored: one statement (a Mastra page). */
+export async function readMessagesById(
+  executor: Executor,
+  t: Tables,
+  sessionId: string,
+  ids: readonly string[],
+): Promise<SessionMessage[]> {
+  const rows = await executor.query<{ content: string }>(byIdsSql(t), [sessionId, ids], true);
+  return parsed(executor, t, sessionId, rows);
+}
+
 /** The children of message `messageId` of a session, oldest first, payloads restored (corrupt rows skipped). */
 export async function readBranches(
   executor: Executor,

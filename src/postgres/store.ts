@@ -24,6 +24,8 @@ import { tableNames } from "../sql/engines/postgres/tables.js";
 import { PostgresGraphItems } from "../sql/graph-store/postgres.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
+import { postgresTimedMessages } from "../sql/timed-messages/postgres.js";
+import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
@@ -40,6 +42,7 @@ import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
 import { PostgresChangeLog } from "./feed/change-log.js";
 import { logFactWrites } from "./feed/facts-log.js";
+import { readMessagesById } from "./message-reads.js";
 import { PostgresSessionRegistry } from "./registry.js";
 import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
@@ -85,6 +88,8 @@ export class PostgresStore
   readonly checkpoints: PostgresCheckpoints;
   /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
   readonly graphItems: PostgresGraphItems;
+  /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
+  readonly timedMessages: TimedMessages;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
   readonly transfer: PostgresTransfer;
   /** @internal the resolved table names. */
@@ -130,6 +135,9 @@ export class PostgresStore
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
     this.graphItems = new PostgresGraphItems(ready, this.tables);
+    this.timedMessages = postgresTimedMessages(ready, this.tables, async (sessionId, ids) =>
+      readMessagesById(await ready(), this.tables, sessionId, ids),
+    );
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);
     this.changeLog = log

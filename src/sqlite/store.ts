@@ -18,6 +18,8 @@ import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engine
 import { SqliteGraphItems } from "../sql/graph-store/sqlite.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
+import type { TimedMessages } from "../sql/timed-messages/reads.js";
+import { sqliteTimedMessages } from "../sql/timed-messages/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
@@ -82,6 +84,8 @@ export class SqliteStore
   readonly checkpoints: SqliteCheckpoints;
   /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
   readonly graphItems: SqliteGraphItems;
+  /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
+  readonly timedMessages: TimedMessages;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
   readonly policy: WritePolicy;
   /**
@@ -138,6 +142,7 @@ export class SqliteStore
     this.facts = new SqliteFacts(this.driver, limits);
     this.checkpoints = new SqliteCheckpoints(this.driver);
     this.graphItems = new SqliteGraphItems(this.driver);
+    this.timedMessages = sqliteTimedMessages(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(
       this.driver,

@@ -1,0 +1,213 @@
+/**
+ * Mastra's memory storages side by side, in one run (docs/PERFORMANCE.md, "Mastra memory storages"): our
+ * `AgentSessionMemoryStorage` on a SQLite file and on Postgres, beside Mastra's `@mastra/libsql` (a SQLite file) and
+ * `@mastra/pg`. Each keeps one thread in a place of its own (a file, a schema of the bench's database). Measured:
+ * saving MASTRA_BENCH_MESSAGES messages (~330 bytes of text each) two at a time, as an agent turn saves them (the
+ * saves interleaved across the storages, so load hits all alike); listing the last 40 (the `lastMessages` read of
+ * every turn) MASTRA_BENCH_READS times; the bytes on disk per message (the whole file, or every relation of the
+ * schema, after the messages minus before them). No semantic recall row: Mastra's needs an embedder and a vector
+ * store, and ours searches without one (docs/MASTRA.md).
+ * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres).
+ * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { MastraDBMessage } from "@mastra/core/memory";
+import type { MastraCompositeStore, MemoryStorage } from "@mastra/core/storage";
+import { LibSQLStore } from "@mastra/libsql";
+import { PostgresStore as MastraPostgresStore } from "@mastra/pg";
+import pg from "pg";
+import { mastraStorage } from "../src/mastra/index.js";
+import { PostgresStore } from "../src/postgres/index.js";
+import { SqliteStore } from "../src/sqlite/store.js";
+import { makeText, rng } from "./data.js";
+import { sqliteSize } from "./langgraph-targets.js";
+import { BENCH_PG_URL } from "./pg-url.js";
+import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
+
+const MESSAGES = Number(process.env.MASTRA_BENCH_MESSAGES ?? 1000);
+const READS = Number(process.env.MASTRA_BENCH_READS ?? 50);
+const ENGINES = new Set(
+  (process.env.MASTRA_BENCH_ENGINES ?? "sqlite,postgres").split(",").map((s) => s.trim()),
+);
+
+interface Target {
+  name: string;
+  engine: string;
+  storage: MastraCompositeStore;
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function sqliteTargets(dir: string): Promise<Target[]> {
+  const ours = join(dir, "agent-session.db");
+  const theirs = join(dir, "libsql.db");
+  const store = new SqliteStore(ours);
+  const libsql = new LibSQLStore({ id: "libsql", url: `file:${theirs}` });
+  return [
+    {
+      name: "agent-session",
+      engine: "SQLite",
+      storage: mastraStorage(store),
+      size: async () => sqliteSize(ours),
+      close: () => store.close(),
+    },
+    {
+      name: "@mastra/libsql",
+      engine: "SQLite",
+      storage: libsql,
+      size: async () => sqliteSize(theirs),
+      close: async () => undefined,
+    },
+  ];
+}
+
+async function postgresTargets(): Promise<{ targets: Target[]; drop(): Promise<void> }> {
+  const database = `mastra_bench_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: BENCH_PG_URL });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${database}`);
+  const at = new URL(BENCH_PG_URL);
+  at.pathname = `/${database}`;
+  const pool = new pg.Pool({ connectionString: at.href, max: 4 });
+  const size = (schema: string) => async () => {
+    const { rows } = await pool.query<{ bytes: string }>(
+      `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'm')`,
+      [schema],
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  };
+  const store = await PostgresStore.open(pool, { schema: "ours" });
+  const theirs = new MastraPostgresStore({ id: "pg", connectionString: at.href, schemaName: "theirs" });
+  const targets: Target[] = [
+    {
+      name: "agent-session",
+      engine: "Postgres",
+      storage: mastraStorage(store),
+      size: size("ours"),
+      close: () => store.close(),
+    },
+    {
+      name: "@mastra/pg",
+      engine: "Postgres",
+      storage: theirs,
+      size: size("theirs"),
+      close: () => theirs.close(),
+    },
+  ];
+  const drop = async () => {
+    await pool.end();
+    await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  };
+  return { targets, drop };
+}
+
+const progress = (msg: string) =>
+  process.stderr.write(`[mastra ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "mastra-bench-"));
+  const targets: Target[] = [];
+  let drop: (() => Promise<void>) | undefined;
+  if (ENGINES.has("sqlite")) targets.push(...(await sqliteTargets(dir)));
+  if (ENGINES.has("postgres")) {
+    const pgTargets = await postgresTargets();
+    targets.push(...pgTargets.targets);
+    drop = pgTargets.drop;
+  }
+  const memories: MemoryStorage[] = [];
+  const empty: number[] = [];
+  const threadId = randomUUID();
+  for (const target of targets) {
+    await target.storage.init();
+    const memory = (await target.storage.getStore("memory")) as MemoryStorage;
+    await memory.saveThread({
+      thread: {
+        id: threadId,
+        resourceId: "bench-user",
+        title: "bench",
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      },
+    });
+    memories.push(memory);
+    empty.push(await target.size());
+  }
+  const next = rng(7);
+  const t0 = Date.parse("2025-01-01T00:00:00Z");
+  const saves = targets.map(() => [] as number[]);
+  progress(`saving ${MESSAGES} messages on ${targets.length} storages`);
+  for (let i = 0; i < MESSAGES; i += 2) {
+    const turn: MastraDBMessage[] = [i, i + 1].map((n) => {
+      const text = makeText(next, 50);
+      return {
+        id: randomUUID(),
+        threadId,
+        resourceId: "bench-user",
+        role: n % 2 === 0 ? "user" : "assistant",
+        createdAt: new Date(t0 + n * 1000),
+        content: { format: 2, parts: [{ type: "text", text }], content: text },
+      } as MastraDBMessage;
+    });
+    for (let k = 0; k < targets.length; k++) {
+      const j = (k + i / 2) % targets.length; // a rotating order
+      const start = nowUs();
+      await memories[j]!.saveMessages({ messages: turn.map((m) => ({ ...m })) });
+      saves[j]!.push(nowUs() - start);
+    }
+  }
+  const lists = targets.map(() => [] as number[]);
+  for (let r = 0; r < READS; r++) {
+    for (let j = 0; j < targets.length; j++) {
+      const start = nowUs();
+      const { messages } = await memories[j]!.listMessages({
+        threadId,
+        perPage: 40,
+        orderBy: { field: "createdAt", direction: "DESC" },
+      });
+      lists[j]!.push(nowUs() - start);
+      if (messages.length !== 40) throw new Error(`${targets[j]!.name} listed ${messages.length}`);
+    }
+  }
+  const rows: string[][] = [];
+  for (let j = 0; j < targets.length; j++) {
+    const target = targets[j]!;
+    const s = summarize(saves[j]!);
+    const firstTenth = summarize(saves[j]!.slice(0, Math.ceil(saves[j]!.length / 10)));
+    const lastTenth = summarize(saves[j]!.slice(-Math.ceil(saves[j]!.length / 10)));
+    const l = summarize(lists[j]!);
+    const bytes = (await target.size()) - empty[j]!;
+    rows.push([
+      target.engine,
+      target.name,
+      fmtDur(s.p50),
+      `${fmtDur(firstTenth.p50)} → ${fmtDur(lastTenth.p50)}`,
+      fmtDur(l.p50),
+      fmtNum(Math.round(bytes / MESSAGES)),
+    ]);
+  }
+  console.log(
+    mdTable(
+      [
+        "engine",
+        "storage",
+        "save a turn (2 messages), p50",
+        "first tenth → last tenth, p50",
+        "list the last 40, p50",
+        "bytes on disk a message",
+      ],
+      rows,
+    ),
+  );
+  for (const target of targets) await target.close();
+  await drop?.();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+await main();

@@ -1,0 +1,96 @@
+/**
+ * A Mastra message (`MastraDBMessage`) as a session message and back (docs/MASTRA.md, "What maps to what"): the id,
+ * role and time are the session message's own, the content's parts its parts (so its text is what search and facts
+ * read), and the rest of the content, the message's `type` and its resource under `metadata.mastra`. Nothing is
+ * stored twice.
+ */
+import type { MastraDBMessage } from "@mastra/core/memory";
+import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
+
+type Loose = Record<string, unknown>;
+
+/** What a session message keeps of a Mastra message besides its parts. */
+interface MastraExtra {
+  type?: string;
+  resourceId?: string;
+  content: Loose;
+}
+
+const isObject = (value: unknown): value is Loose =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** The session message of a Mastra message (its parts are the content's; a string content becomes a text part). */
+export function sessionMessageOf(message: MastraDBMessage): SessionMessage {
+  const content = (
+    isObject(message.content) ? message.content : { format: 2, content: message.content }
+  ) as Loose;
+  const { parts, ...rest } = content;
+  let kept: SessionMessagePart[] = Array.isArray(parts)
+    ? (parts.filter(isObject) as unknown as SessionMessagePart[])
+    : [];
+  if (kept.length === 0 && typeof rest.content === "string" && rest.content.length > 0) {
+    // A message saved with text only: the text is its part (and not kept twice).
+    kept = [{ type: "text", text: rest.content }];
+    rest.content = undefined;
+    rest.textOnly = true;
+  }
+  // Mastra repeats a one-text message's text as `content.content`: kept once, as the part (restored on reads).
+  const only = kept.length === 1 ? (kept[0] as { type?: unknown; text?: unknown }) : undefined;
+  if (only?.type === "text" && typeof rest.content === "string" && rest.content === only.text) {
+    rest.content = undefined;
+    rest.textOnly = true;
+  }
+  const extra: MastraExtra = { content: rest };
+  if (typeof message.type === "string" && message.type !== "v2") extra.type = message.type;
+  if (typeof message.resourceId === "string") extra.resourceId = message.resourceId;
+  return {
+    id: message.id,
+    role: message.role,
+    parts: kept,
+    createdAt: createdAtOf(message.createdAt),
+    metadata: { mastra: extra },
+  };
+}
+
+/** The time a message is stored with: its own (a Date or an ISO string), else now. */
+export function createdAtOf(value: unknown): Date {
+  const at = value instanceof Date ? value : typeof value === "string" ? new Date(value) : new Date();
+  return Number.isNaN(at.getTime()) ? new Date() : at;
+}
+
+/** The Mastra message of a stored session message of `threadId`, whose owner is `owner`. */
+export function mastraMessageOf(
+  message: SessionMessage,
+  threadId: string,
+  owner: string | undefined,
+): MastraDBMessage {
+  const extra = (
+    isObject(message.metadata) && isObject(message.metadata.mastra) ? message.metadata.mastra : {}
+  ) as Partial<MastraExtra>;
+  const { textOnly, ...rest } = isObject(extra.content) ? extra.content : ({} as Loose);
+  const parts = message.parts as unknown[];
+  const content: Loose = { format: 2, ...rest, parts };
+  if (textOnly === true) {
+    const first = parts[0] as Loose | undefined;
+    content.content = typeof first?.text === "string" ? first.text : "";
+  }
+  const out: Loose = {
+    id: message.id,
+    role: message.role,
+    createdAt: createdAtOf(message.createdAt),
+    threadId,
+    resourceId: extra.resourceId ?? owner,
+    content,
+  };
+  if (typeof extra.type === "string") out.type = extra.type;
+  return out as unknown as MastraDBMessage;
+}
+
+/** `base` with `patch` merged in, objects key by key at every depth (arrays and other values replaced). */
+export function deepMerge(base: unknown, patch: unknown): unknown {
+  if (!isObject(base) || !isObject(patch)) return patch;
+  const out: Loose = { ...base };
+  for (const [key, value] of Object.entries(patch))
+    out[key] = value === undefined ? out[key] : deepMerge(out[key], value);
+  return out;
+}

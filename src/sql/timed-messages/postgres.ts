@@ -1,0 +1,39 @@
+/** Postgres's timed reads (statements.ts): times are `timestamptz`, ids `text` compared as bytes. */
+import type { Executor } from "../engines/postgres/client.js";
+import { quote, type Tables } from "../engines/postgres/tables.js";
+import { TimedMessages } from "./reads.js";
+import { type TimedRow, timedStatements } from "./statements.js";
+
+/** The migration: a session's messages by time, a message by id. */
+export function timedMessageIndexesSql(t: Tables): string[] {
+  const ix = (name: string) => quote(t.prefix + name);
+  return [
+    `CREATE INDEX IF NOT EXISTS ${ix("agent_messages_time")} ON ${t.messages} (session_num, created_at, seq)`,
+    `CREATE INDEX IF NOT EXISTS ${ix("agent_messages_id")} ON ${t.messages} (id)`,
+  ];
+}
+
+/** Postgres's timed reads: one round trip per statement. */
+export function postgresTimedMessages(
+  ready: () => Promise<Executor>,
+  t: Tables,
+  messagesOf: TimedMessages["messagesOf"],
+): TimedMessages {
+  // Read when a statement is made: a Citus store sets its layout after the tables are named.
+  const statements = () =>
+    timedStatements({
+      messages: t.messages,
+      heads: t.heads,
+      placeholder: (n) => `$${n}`,
+      timeCast: "::timestamptz",
+      joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
+    });
+  return new TimedMessages(
+    statements,
+    async (statement) => {
+      const executor = await ready();
+      return executor.query<TimedRow>(statement.sql, statement.params);
+    },
+    messagesOf,
+  );
+}
