@@ -6,13 +6,14 @@
 // no module of @mastra or eve (both peers are optional). CI runs it on Node 24 (.ci/run); locally:
 // `PATH=<node 24>/bin:$PATH node scripts/check-package-doors.mjs`.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installApp } from "./package-app.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 if (Number(process.versions.node.split(".")[0]) < 24) {
   console.error(`the doors' apps need Node >= 24 (eve's engines); this is ${process.version}`);
@@ -35,14 +36,15 @@ try {
     execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: root, encoding: "utf8" }),
   )[0];
   const app = join(work, "app");
-  installApp(app, join(work, packed.filename), packed.integrity, {}, [
-    "@mastra/core",
-    "@mastra/memory",
-    "eve",
-    "ai",
-    "zod",
-    "@modelcontextprotocol/sdk",
-  ]);
+  installApp(
+    app,
+    join(work, packed.filename),
+    packed.integrity,
+    {},
+    ["@mastra/core", "@mastra/memory", "eve", "ai", "zod", "@modelcontextprotocol/sdk"], // The override this checkout has too (package.json): @mastra/core depends on chat ^4.37 while eve's optional peer
+    // names a chat ^4.42 that this machine's registry lacks, so an app with both pins chat as we do.
+    { chat: pkg.overrides.chat },
+  );
   writeFileSync(join(app, "mastra.mjs"), mastraApp());
   process.stdout.write(run("mastra.mjs", app));
   writeFileSync(join(app, "eve.mjs"), eveApp());

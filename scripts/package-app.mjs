@@ -99,14 +99,15 @@ function registryUrl(path, entry) {
 
 /**
  * Installs an app that depends on the tarball and the packages `names`, at the checkout's versions (`sources`: see
- * appLock), into `dir`, offline.
+ * appLock), into `dir`, offline; `overrides` go into its package.json as the app's own.
  */
-export function installApp(dir, tarball, integrity, sources, names) {
+export function installApp(dir, tarball, integrity, sources, names, overrides = undefined) {
   mkdirSync(dir);
   const appDeps = { "agent-session": `file:${relative(dir, tarball)}` };
   for (const name of names)
     appDeps[name] = lockEntry(sources[`node_modules/${name}`] ?? `node_modules/${name}`).version;
   const manifest = { name: "app", private: true, type: "module", dependencies: appDeps };
+  if (overrides !== undefined) manifest.overrides = overrides;
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
   writeFileSync(
     join(dir, "package-lock.json"),
