@@ -4,11 +4,13 @@
  * Each sitting's facts are added once its turns are stored, in the conversation's own scope (the session has no
  * owner), so recall with facts is measured as a learner would leave the store.
  */
+
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type FactCapableStore, hasFactStore } from "../src/contract/facts.js";
 import type { SessionStore } from "../src/contract/store.js";
 import type { Conversation } from "./locomo.js";
+import { turnTimes } from "./locomo-times.js";
 
 /** The observations of one conversation. */
 export interface Observations {
@@ -54,10 +56,13 @@ export async function seedWithFacts(
     const session = store.session(conv.conv);
     const first = conv.turns[0]?.speaker;
     const sittings = bySitting.get(conv.conv);
+    const times = turnTimes(conv.turns);
     for (const [i, t] of conv.turns.entries()) {
+      const createdAt = times[i];
       await session.appendMessage({
         id: t.id,
         role: t.speaker === first ? "user" : "assistant",
+        ...(createdAt ? { createdAt } : {}),
         parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
       });
       const sitting = sittingOf(t.id);

@@ -5,11 +5,12 @@
  */
 import { fileURLToPath } from "node:url";
 import type { SessionStore } from "../src/contract/store.js";
+import { turnTimes } from "./locomo-times.js";
 
 /** One conversation of the data set. */
 export interface Conversation {
   conv: string;
-  turns: { id: string; speaker: string; text: string }[];
+  turns: { id: string; speaker: string; text: string; session?: string; date?: string }[];
   qa: { question: string; evidence?: string[]; category: number }[];
 }
 
@@ -19,7 +20,8 @@ export const LOCOMO_DATA =
   fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 
 /**
- * Appends every turn of `data` to `store`, as the protocol says; the number of messages written. With `toolSteps`,
+ * Appends every turn of `data` to `store`, as the protocol says (each with its sitting's time, locomo-times.ts);
+ * the number of messages written. With `toolSteps`,
  * the conversation is stored as an agent's: each turn of the second speaker comes after a tool call and its result
  * (messages without text), as an agent answers after a lookup.
  */
@@ -32,7 +34,9 @@ export async function seedConversations(
   for (const conv of data) {
     const session = store.session(conv.conv);
     const first = conv.turns[0]?.speaker;
-    for (const t of conv.turns) {
+    const times = turnTimes(conv.turns);
+    for (const [at, t] of conv.turns.entries()) {
+      const createdAt = times[at];
       const role = t.speaker === first ? "user" : "assistant";
       if (toolSteps && role === "assistant") {
         const call = { type: "tool-recall", toolCallId: `${t.id}/call` };
@@ -51,6 +55,7 @@ export async function seedConversations(
       await session.appendMessage({
         id: t.id,
         role,
+        ...(createdAt ? { createdAt } : {}),
         parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
       });
       messages++;

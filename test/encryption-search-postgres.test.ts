@@ -86,9 +86,12 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
       assert.match(JSON.stringify(hit), /rotates every week/, "hits are read from the opened content");
       // A store-wide search hashes for no owner: it finds text in clear only.
       assert.equal((await sealed.searchMessages(SECRET)).length, 0);
+      // A time asked lifts its turns as in clear: "tomorrow" said on 4 May is the 5 May asked.
+      const [deploy] = await sealed.searchMessages("deploy on 5 May 2023", { sessionId: sealedIds[0]! });
+      assert.equal(deploy?.id, "alice3");
       await d.db.query("CHECKPOINT");
       const schema = d.schema("sealed");
-      for (const word of [SECRET, "deployment", "apples", "rotates", "机器"])
+      for (const word of [SECRET, "deployment", "apples", "rotates", "机器", "xdtd20230505"])
         assert.equal(total(await markersInRelations(d.db, schema, word)), 0, `no "${word}" in any page`);
       // The check reads what it should: the clear store's words are in its pages.
       assert.ok(total(await markersInRelations(d.db, d.schema("clear"), "deployment")) > 0);

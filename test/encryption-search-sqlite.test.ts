@@ -42,9 +42,12 @@ test("SQLite: an encrypted owner is found by its words, ranked as the same data 
   assert.match(JSON.stringify(hit), /rotates every week/, "hits are read from the opened content");
   // A store-wide search hashes for no owner: it finds text in clear only.
   assert.equal((await sealed.searchMessages(SECRET)).length, 0);
+  // A time asked lifts its turns as in clear: "tomorrow" said on 4 May is the 5 May asked.
+  const [deploy] = await sealed.searchMessages("deploy on 5 May 2023", { sessionId: sealedIds[0]! });
+  assert.equal(deploy?.id, "alice3");
   await clear.close();
   await sealed.close();
-  for (const word of [SECRET, "deployment", "apples", "rotates", "机器"])
+  for (const word of [SECRET, "deployment", "apples", "rotates", "机器", "xdtd20230505"])
     assert.equal(occurrences(sqliteFiles(sealedPath), word), 0, `no "${word}" in the files`);
 });
 

@@ -8,6 +8,7 @@ import type { StoredCompaction } from "../contract/message.js";
 import type { SessionInfo, SessionRegistry, SessionUsage } from "../contract/registry.js";
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
 import type { StepGuard } from "../contract/step.js";
+import { turnTokens } from "../search/date-terms.js";
 import { type TextTerms, textTerms } from "../search/text-terms.js";
 import type { ProviderContext } from "../store/provider.js";
 import type { MemoryAttachments } from "./attachments.js";
@@ -30,6 +31,11 @@ export interface MemoryMessageRow {
    * row: a write that changes the text clears them, a delete drops them with the row.
    */
   terms?: TextTerms | undefined;
+  /**
+   * The time tokens of the row's time and text (search/date-terms.ts), made and cleared as `terms` are; kept apart
+   * from them, so a search that names no time compares no more words than before.
+   */
+  times?: readonly string[] | undefined;
   createdAt: string;
   parent: MemoryMessageRow | null;
   children: MemoryMessageRow[];
@@ -80,4 +86,10 @@ export function activePath(data: MemorySessionData): Set<MemoryMessageRow> {
 export function rowTerms(row: MemoryMessageRow): TextTerms {
   row.terms ??= textTerms(row.text);
   return row.terms;
+}
+
+/** A row's time tokens, as the SQL indexes hold them with its words (see {@link MemoryMessageRow.times}). @internal */
+export function rowTimes(row: MemoryMessageRow): readonly string[] {
+  row.times ??= turnTokens(row.text, row.createdAt);
+  return row.times;
 }

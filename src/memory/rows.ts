@@ -121,6 +121,7 @@ export function replaceRow(
   row.role = message.role;
   row.text = messageText(message);
   row.terms = undefined;
+  row.times = undefined;
   row.bytes = utf8Length(stored.content);
   row.tokens = estimateMessageTokens([message]);
   return { updated: true };

@@ -6,17 +6,19 @@
 
 import type { SearchContextTurn, SearchResult } from "../contract/search.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context.js";
+import { messageRecallTerms, timeTermCount } from "../search/date-terms.js";
 import { hitResult } from "../search/hits.js";
 import type { QueryLimits } from "../search/limits.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../search/options.js";
 import { type Channels, type RecallSource, recall, scoresOf } from "../search/pipeline.js";
 import { parseQuery, type QueryTerm } from "../search/query.js";
-import { bm25Weight, idf, rankCandidates, recallTerms, TEXTLESS_RUN } from "../search/rank.js";
+import { bm25Weight, idf, rankCandidates, TEXTLESS_RUN } from "../search/rank.js";
 import { rankAllWords, termCounter } from "../search/score.js";
 import {
   activePath,
   type MemoryMessageRow as Row,
   rowTerms,
+  rowTimes,
   type MemorySessionData as SessionData,
 } from "./data.js";
 import { markPage } from "./overlay-marks.js";
@@ -47,7 +49,7 @@ export function searchMemory(
   channels: Channels = {},
 ): SearchResult[] {
   if (plan.match === "any")
-    return recall(memorySource(sessions), recallTerms(query, limits), plan, channels) ?? [];
+    return recall(memorySource(sessions), messageRecallTerms(query, limits), plan, channels) ?? [];
   const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
   const ranked = rankAllWords(
@@ -156,13 +158,13 @@ function rankRecall({ rows: scoped, bySeq }: Scope, terms: QueryTerm[], top: num
   const frequencies: { seq: number; tf: number[]; length: number }[] = [];
   const documentFrequency = new Array<number>(terms.length).fill(0);
   let totalLength = 0;
-  const count = termCounter(terms);
+  const count = counterOf(terms);
   for (const item of scoped) {
     // A message's length is its token estimate, as the SQL backends keep it: counted in index tokens, a 100 KB
     // word was one token here and 25,000 there, and the backends ranked such a message at opposite ends.
     const length = item.row.tokens;
     totalLength += length;
-    const tf = count(rowTerms(item.row));
+    const tf = count(item.row);
     if (tf === undefined) continue;
     tf.forEach((n, i) => {
       if (n > 0) documentFrequency[i]!++;
@@ -178,7 +180,33 @@ function rankRecall({ rows: scoped, bySeq }: Scope, terms: QueryTerm[], top: num
     });
   }
   const parentOf = (seq: number) => textParent(bySeq.get(seq)?.row)?.seq ?? null;
-  return rankCandidates(perTerm, parentOf, top === undefined ? {} : { top });
+  const lifts = timeTermCount(terms);
+  return rankCandidates(perTerm, parentOf, top === undefined ? { lifts } : { top, lifts });
+}
+
+/**
+ * Each term's count in a row: the words in its words, the query's time terms (date-terms.ts, in front) in its time
+ * tokens, kept apart so that a search naming no time compares no more words than before. Undefined: no match.
+ */
+function counterOf(terms: QueryTerm[]): (row: Row) => number[] | undefined {
+  const lifts = timeTermCount(terms);
+  const count = termCounter(lifts === 0 ? terms : terms.slice(lifts));
+  if (lifts === 0) return (row) => count(rowTerms(row));
+  const times = terms.slice(0, lifts).map((term) => (term.kind === "word" ? term.word : ""));
+  return (row) => {
+    const words = count(rowTerms(row));
+    const own = rowTimes(row);
+    let tf: number[] | undefined;
+    times.forEach((time, i) => {
+      if (!own.includes(time)) return;
+      tf ??= new Array<number>(terms.length).fill(0);
+      tf[i] = 1;
+    });
+    if (words === undefined) return tf;
+    tf ??= new Array<number>(terms.length).fill(0);
+    for (let i = 0; i < words.length; i++) tf[lifts + i] = words[i]!;
+    return tf;
+  };
 }
 
 /**

@@ -14,13 +14,13 @@ import { assertSessionId } from "../message/ids.js";
 import { parseInput } from "../schema/parse.js";
 import { refusedBy } from "../schema/rules.js";
 import { rule } from "../schema/to-session-error.js";
+import { messageRecallTerms } from "../search/date-terms.js";
 import { withFactHits } from "../search/fact-fusion.js";
 import { factChannel, takesFacts } from "../search/facts.js";
 import { nearestFor, takesVectors } from "../search/fusion.js";
 import { rankedHits } from "../search/hits.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import { type SearchPlan, searchPlan } from "../search/options.js";
-import { recallTerms } from "../search/rank.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { stopStarted } from "../store/closing.js";
@@ -178,7 +178,7 @@ export class MemoryStore
     // the limits); without them, the query is parsed once, by the search itself. Each keeps to the owner by itself.
     const answerable =
       (takesVectors(this.vectors, plan) || takesFacts(this, plan)) &&
-      recallTerms(query, this.queryLimits).length > 0;
+      messageRecallTerms(query, this.queryLimits).length > 0;
     const near = answerable ? await nearestFor(this.vectors, query, plan) : undefined;
     const facts = answerable
       ? await factChannel(

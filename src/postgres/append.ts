@@ -246,7 +246,7 @@ async function appendOnce(
     now,
     utf8Length(content),
     estimateMessageTokens([message]),
-    searchVector(messageText(message), sessionId, form),
+    searchVector(messageText(message), sessionId, form, now),
     form.hash,
   ];
   if (registry) {

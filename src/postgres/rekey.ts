@@ -4,8 +4,10 @@
  * and re-sealed in one UPDATE that also makes each row's search vector again from the opened text, as blind
  * tokens of the new key (stored-form.ts), so the owner's messages are still found once the old key is gone.
  */
+
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
+import { withTimeTokens } from "../search/date-terms.js";
 import { postgresCheckpointRekey } from "../sql/checkpoints/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
@@ -71,6 +73,8 @@ interface MessageRow extends Row {
   id: string;
   content: string;
   content_hash: string | null;
+  /** The message's time, in epoch milliseconds: its time tokens are indexed again with its words. */
+  ms: number;
 }
 
 /** Postgres's rekey table in `t`: its statements, and hooks that look keys up through `query`. */
@@ -110,7 +114,9 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
         stale.map((r, i) => sealContent(at.key, session.session_id, r.id, opened[i]!)),
         opened.map((json) => sealedHash(at.key, json)),
         stale.map((r) => r.content_hash),
-        opened.map((json) => toTsvector(storedMessageText(json), scope, blind)),
+        opened.map((json, i) =>
+          toTsvector(withTimeTokens(storedMessageText(json), stale[i]!.ms), scope, blind),
+        ),
         ownerLexeme(at.owner),
       ]);
       return written.length;

@@ -89,7 +89,15 @@ async function rewriteRow(
   message: SessionMessage,
   form: StoredForm,
 ): Promise<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean } | undefined> {
-  const search = searchVector(messageText(message), sessionId, form);
+  // The row keeps its first time (docs/STORAGE.md): the new text's time tokens are taken against it.
+  const at3 = t.layout.scope("$3::text");
+  const [first] = await query<{ ms: number }>(
+    `SELECT (extract(epoch FROM created_at) * 1000)::float8 AS ms FROM ${t.messages}
+     WHERE session_num = $1 AND id = $2${at3(null)}`,
+    [num, message.id, ...t.layout.routeParams(sessionId)],
+  );
+  if (!first) return undefined;
+  const search = searchVector(messageText(message), sessionId, form, first.ms);
   const at9 = t.layout.scope("$9::text");
   const guard = guardSql(t, 10, "$9::text");
   const [old] = await query<{ seq: string; bytes: number; tokens: number; same: boolean; keyed?: boolean }>(

@@ -3,9 +3,11 @@
  * session owner's key, with a keyed content hash and a search vector of blind tokens (search/blind-tokens.ts), or
  * as it is. Every row write takes its form here and every read of `content` opens it here.
  */
+
 import type { SessionMessage } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
+import { withTimeTokens } from "../search/date-terms.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import { writeStored } from "../sql/media/postgres.js";
@@ -141,9 +143,15 @@ export async function messageForm(
  * owner's blind tokens, one per word in the words' positions, since its words would be plaintext in the index (none
  * without them, which a sealed form always has).
  */
-export function searchVector(text: string, sessionId: string, form: StoredForm): string | null {
+export function searchVector(
+  text: string,
+  sessionId: string,
+  form: StoredForm,
+  time: Date | string | number | null,
+): string | null {
   if (form.sealed && form.blind === undefined) return null;
-  return toTsvector(text, sessionLexeme(sessionId), form.blind);
+  // The message's time tokens go in with its words, blinded with them for a sealed owner (search/date-terms.ts).
+  return toTsvector(withTimeTokens(text, time), sessionLexeme(sessionId), form.blind);
 }
 
 /**

@@ -9,6 +9,7 @@
  *    parent and its replies) and, through such a turn that matches the query too, the turns next to that one — a
  *    conversation's answer is often the turn after the question that names the subject, or the one after that;
  * 2. how many of them the message matches by itself (so a message matching every term comes first);
+ *    a time the query names (date-terms.ts) counts in both as one term more, beside a word only;
  * 3. relevance: the message's own weight plus half the best weight among the turns next to it;
  * 4. newest first.
  */
@@ -73,6 +74,11 @@ export interface CandidateFilter {
   returnable?: (seq: number) => boolean;
   /** Only the first `top` of the ranking (a page no filter can thin, not fused); default: all of it. */
   top?: number;
+  /**
+   * How many leading terms are the query's time (date-terms.ts): together they count as one term in the tiers, and
+   * only beside a word (tierCount); their weight adds to the relevance as a word's does.
+   */
+  lifts?: number;
 }
 
 /**
@@ -82,12 +88,12 @@ export interface CandidateFilter {
 export function rankCandidates(
   perTerm: readonly TermMatches[],
   parentOf: (seq: number) => number | null | undefined,
-  { visible, returnable, top }: CandidateFilter = {},
+  { visible, returnable, top, lifts = 0 }: CandidateFilter = {},
 ): RankedCandidate[] {
   let size = 0;
   for (const matches of perTerm) size += matches.size;
   const index = new Map<number, number>();
-  const candidates = denseCandidates(size);
+  const candidates = denseCandidates(size, lifts);
   perTerm.forEach((matches, term) => {
     for (const [seq, w] of matches) {
       if (visible !== undefined && !visible(seq)) continue;
@@ -126,12 +132,15 @@ export interface DenseCandidates {
   lastTerm: Int32Array;
   /** Filled by rankDense: each candidate's relevance. */
   score: Float64Array;
+  /** How many leading terms are the query's time (see CandidateFilter.lifts). */
+  lifts: number;
 }
 
-/** Room for `size` candidates, none yet. */
-export function denseCandidates(size: number): DenseCandidates {
+/** Room for `size` candidates, none yet; the first `lifts` terms are the query's time. */
+export function denseCandidates(size: number, lifts = 0): DenseCandidates {
   return {
     n: 0,
+    lifts,
     seqs: new Float64Array(size),
     weight: new Float64Array(size),
     mask: new Int32Array(size),
@@ -145,8 +154,12 @@ export function denseCandidates(size: number): DenseCandidates {
 export function addTermWeight(candidates: DenseCandidates, i: number, term: number, w: number): void {
   if (candidates.lastTerm[i] === term + 1) return;
   candidates.lastTerm[i] = term + 1;
+  const { lifts } = candidates;
   candidates.weight[i]! += w;
-  candidates.mask[i]! |= 1 << Math.min(term, 30);
+  // A query's time terms take the top bits (31 down), its words the bits from 0 (past the time bits, later words
+  // share the highest word bit, which only makes such counts coarser).
+  const bit = term < lifts ? 31 - term : Math.min(term - lifts, lifts === 0 ? 30 : 31 - lifts);
+  candidates.mask[i]! |= 1 << bit;
 }
 
 /**
@@ -185,12 +198,16 @@ export function rankDense(
   }
   const order: number[] = [];
   const score = candidates.score;
-  // The two tiers in one number: both counts are at most 31.
+  // The two tiers in one number: both counts are at most 32.
   const tier = new Int32Array(n);
+  // The bits of the query's words (below its time bits: addTermWeight).
+  const words = candidates.lifts === 0 ? -1 : (2 ** (32 - candidates.lifts) - 1) | 0;
   for (let i = 0; i < n; i++) {
     score[i] = weight[i]! + NEIGHBOUR_WEIGHT * nearWeight[i]!;
     if (returnable !== undefined && !returnable(seqs[i]!)) continue;
-    tier[i] = (popcount(exchange[i]!) << 8) | popcount(mask[i]!);
+    // A turn that matches the query's time alone is no hit: the time lifts word matches, it finds nothing itself.
+    if (candidates.lifts > 0 && (mask[i]! & words) === 0) continue;
+    tier[i] = (tierCount(exchange[i]!, words) << 8) | tierCount(mask[i]!, words);
     order.push(i);
   }
   const before = (a: number, b: number) =>
@@ -203,6 +220,15 @@ export function rankDense(
     matched: tier[i]! & 0xff,
     window: tier[i]! >> 8,
   }));
+}
+
+// A tier's count of terms: the words matched, and the query's time as one term more (however many of its terms
+// match: a day is asked as its day and its week) beside a word only. Without time terms (`words` all bits), the
+// count.
+function tierCount(bits: number, words: number): number {
+  const matched = bits & words;
+  if (matched === bits) return popcount(bits);
+  return matched === 0 ? 0 : popcount(matched) + 1;
 }
 
 function popcount(bits: number): number {

@@ -28,7 +28,14 @@ export const QUERIES = [
   "机器",
   "学习",
   "nothing here",
+  // Times (search/date-terms.ts): the turns' own days and one said "tomorrow" on 4 May, as blind tokens too.
+  "deploy on 5 May 2023",
+  "apples in May 2023",
+  "disk on May 2",
 ];
+
+/** The time of TEXTS[i]: one day apart from 1 May 2023 (its time tokens go in blinded with its words). */
+export const timeOf = (i: number): Date => new Date(Date.UTC(2023, 4, 1 + i, 12));
 
 /** Each owner's session of TEXTS (in order; message ids `<owner><i>`), in the order of `owners`. */
 export async function seedTexts(store: SessionStore, owners: readonly string[] = ["alice", "carol"]) {
@@ -36,7 +43,8 @@ export async function seedTexts(store: SessionStore, owners: readonly string[] =
   const ids: string[] = [];
   for (const owner of owners) {
     const { id } = await manager.create(`${owner} chat`, { owner });
-    for (const [i, text] of TEXTS.entries()) await manager.append(id, msg(`${owner}${i}`, text));
+    for (const [i, text] of TEXTS.entries())
+      await manager.append(id, msg(`${owner}${i}`, text, "user", { createdAt: timeOf(i) }));
     ids.push(id);
   }
   return { manager, ids };

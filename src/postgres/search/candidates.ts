@@ -5,13 +5,14 @@
  * page of hits is read in one more statement (page.ts).
  */
 
+import { messageRecallTerms, timeTermCount } from "../../search/date-terms.js";
 import type { FactLifts } from "../../search/fact-fusion.js";
 import { nearestFor } from "../../search/fusion.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
 import { type RecallSource, recallAsync, recallFindsNothing, scoresOf } from "../../search/pipeline.js";
-import { rankCandidates, recallTerms, weighMatches } from "../../search/rank.js";
+import { rankCandidates, weighMatches } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "../../sql/engines/postgres/fts.js";
@@ -45,7 +46,7 @@ export async function recallSearch(
   factChannel?: FactChannel,
 ): Promise<{ hits: PageHit[]; facts?: FactLifts | undefined }> {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
-  const terms = recallTerms(query, limits);
+  const terms = messageRecallTerms(query, limits);
   if (recallFindsNothing(terms, plan)) return { hits: [] };
   const near = await nearestFor(vectors, query, plan);
   const facts = await factChannel?.(query, plan);
@@ -62,7 +63,7 @@ export async function recallSearch(
   const { numbers, queries } = termTsqueries(terms, await searchBlinds(executor.query, t, plan));
   const any = withinOwner(anyTsquery(queries, scope), plan.owner) as string;
   const termQueries: TermQueries = { numbers, tsqueries: [any, queries] };
-  const source = postgresSource(executor, t, termQueries, near, facts !== undefined);
+  const source = postgresSource(executor, t, termQueries, near, facts !== undefined, timeTermCount(terms));
   return { hits: (await recallAsync(source, terms, plan, { near, facts })) ?? [], facts };
 }
 
@@ -86,6 +87,7 @@ function postgresSource(
   { numbers, tsqueries }: TermQueries,
   near: readonly number[] | undefined,
   facts: boolean,
+  lifts: number,
 ): RecallSource<TermQueries, Collected, Promise<PageHit[]>, Promise<Collected>> {
   const collect = (plan: SearchPlan, termCount: number, rows: CandidateRow[]) =>
     collectCandidates(executor, t, plan, termCount, numbers, rows, near);
@@ -112,6 +114,7 @@ function postgresSource(
         {
           ...(visible ? { visible } : {}),
           returnable,
+          lifts,
           ...(top === undefined ? {} : { top }),
         },
       );

@@ -203,7 +203,7 @@ async function writeMessages(
     const form = formOf(message.id, message.content);
     const row = [node.seq, message.id, parent?.seq ?? null, facts.role, form.content, createdAt];
     row.push(node.depth, jumpSeq, jumpDepth, facts.bytes, node.cumBytes, facts.tokens, node.cumTokens);
-    row.push(searchVector(facts.text, sessionId, form), form.hash);
+    row.push(searchVector(facts.text, sessionId, form, createdAt), form.hash);
     for (const [i, value] of row.entries()) columns[i]!.push(value);
     counts.inserted++;
     chars += form.content.length;

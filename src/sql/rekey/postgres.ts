@@ -29,7 +29,8 @@ export function rekeyStatements(t: Tables) {
       ),
     rowsAfter: (session: OwnedSession, after: string | null, limit: number) =>
       query(
-        `SELECT seq::text AS seq, id, content, content_hash FROM ${t.messages}
+        `SELECT seq::text AS seq, id, content, content_hash, (extract(epoch FROM created_at) * 1000)::float8 AS ms
+         FROM ${t.messages}
          WHERE session_num = $1::bigint AND ($2::text IS NULL OR id > $2::text)${t.layout.onSession(null, "$4::text")}
          ORDER BY id LIMIT $3`,
         [session.num, after, limit, ...on(session)],

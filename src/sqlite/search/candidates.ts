@@ -10,6 +10,7 @@
 
 import type { FactSource } from "../../contract/facts.js";
 import type { SearchResult } from "../../contract/search.js";
+import { timeTermCount } from "../../search/date-terms.js";
 import { factSourceKey } from "../../search/fact-fusion.js";
 import { activePathLength } from "../../search/on-path.js";
 import { hasFilters, passesFilters, type SearchPlan } from "../../search/options.js";
@@ -42,6 +43,8 @@ export interface TermReads {
   cap: number;
   /** The session a lookup keeps to (state.ts). */
   sessionNum: number | undefined;
+  /** How many leading terms are the query's time (search/date-terms.ts, rank.ts). */
+  lifts: number;
 }
 
 // A search's fact sources of one session (their ids a JSON array): the session's number by its head, then the
@@ -183,7 +186,9 @@ function readTerms(
   // blind tokens in scope, a family stays a prefix query (in clear and blind alike).
   const blinds = searchBlinds(driver, plan);
   const { families } = blinds.length > 0 ? noExpansion() : expander.expand(terms, state.total);
-  const cap = perTermCap(terms.length, SEARCH_CANDIDATES);
+  // A query's times take no share of its words' budget: its words read as many matches as without them.
+  const lifts = timeTermCount(terms);
+  const cap = perTermCap(terms.length - lifts, SEARCH_CANDIDATES);
   const sessionNum = state.scope?.filter === "lookup" ? state.scope.num : undefined;
   const filter = filterSql(plan, { sessionNum });
   const reads = terms.map((term) => termMatches(driver, term, families, state, cap, filter, blinds));
@@ -192,13 +197,13 @@ function readTerms(
     ? pendingTermMatches(driver, terms, state.scope?.num, plan.owner)
     : undefined;
   if (pendingMatches !== undefined) addPending(driver, matches, pendingMatches);
-  return { matches, windows: reads.map(({ full }) => full), cap, sessionNum };
+  return { matches, windows: reads.map(({ full }) => full), cap, sessionNum, lifts };
 }
 
 /** The candidates read, weighed and ranked (only the first `top` in order). */
 function rankReads(
   driver: SqlDriver,
-  { matches }: TermReads,
+  { matches, lifts }: TermReads,
   plan: SearchPlan,
   state: SearchState,
   top: number | undefined,
@@ -209,7 +214,7 @@ function rankReads(
   const textless = state.scope?.textless ?? state.sessions?.textless ?? true;
   const candidates = new Candidates(matches);
   if (textless) candidates.passTextless(driver, state.indexed ?? 0);
-  return candidates.rank(documentCount(plan, state), visibility(driver, plan, state, candidates), top);
+  return candidates.rank(documentCount(plan, state), visibility(driver, plan, state, candidates), top, lifts);
 }
 
 /**

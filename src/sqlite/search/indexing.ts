@@ -4,6 +4,7 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import { blindTokensOf } from "../../search/blind-tokens.js";
+import { withTimeTokens } from "../../search/date-terms.js";
 import type { QueryTerm } from "../../search/query.js";
 import { rankAllWords } from "../../search/score.js";
 import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
@@ -43,6 +44,8 @@ export function indexedSeq(driver: SqlDriver): number {
  * such a message (unless `markTextless` is false). `owner`: the session's owner, whose token goes beside the
  * session's (owner-index.ts); undefined looks it up (two key lookups: callers indexing many rows read it with them).
  * `blind`: the owner's blind tokens, for a sealed message (its words go in as those, blind.ts), else null.
+ * `time`: the message's time (its row's `created_at`), whose time tokens go in with its words, before any blinding
+ * (search/date-terms.ts); undefined reads it from the row.
  */
 export function indexText(
   driver: SqlDriver,
@@ -52,8 +55,11 @@ export function indexText(
   markTextless = true,
   owner?: string | null,
   blind: BlindTokens | null = null,
+  time?: string | null,
 ): void {
-  const words = text.length === 0 ? "" : blind ? blind.text(indexTokens(text)) : searchableText(text);
+  const timed =
+    text.length === 0 ? text : withTimeTokens(text, time === undefined ? timeOf(driver, seq) : time);
+  const words = timed.length === 0 ? "" : blind ? blind.text(indexTokens(timed)) : searchableText(timed);
   const indexed = words.length === 0 ? "" : boundedText(driver, words);
   if (!TOKEN_CHARACTER.test(indexed)) {
     // The session now holds a message ranked recall passes through (text-parents.ts). A schema step older than
@@ -67,6 +73,13 @@ export function indexText(
   driver.run("INSERT INTO agent_messages_fts (rowid, text, sid) VALUES (?, ?, ?)", [seq, indexed, sid]);
   // Word families kept for this connection learn the new terms (both columns, as fts5vocab lists them).
   noteIndexedText(driver, indexed, sid);
+}
+
+// A stored message's time, for a row indexed outside a batch (which reads it with the row).
+function timeOf(driver: SqlDriver, seq: number): string | null {
+  return (
+    driver.get<{ t: string }>("SELECT created_at AS t FROM agent_messages WHERE seq = ?", [seq])?.t ?? null
+  );
 }
 
 /**
@@ -110,8 +123,8 @@ export function unindexSession(driver: SqlDriver, sessionNum: number): void {
 
 /** Indexes every pending message and moves the watermark past them. Call inside a write transaction. */
 export function indexPending(driver: SqlDriver): number {
-  const rows = driver.all<{ seq: number; session_num: number; content: unknown }>(
-    `SELECT seq, session_num, ${contentSql()} AS content FROM agent_messages WHERE seq > ? ORDER BY seq`,
+  const rows = driver.all<{ seq: number; session_num: number; content: unknown; created_at: string }>(
+    `SELECT seq, session_num, ${contentSql()} AS content, created_at FROM agent_messages WHERE seq > ? ORDER BY seq`,
     [indexedSeq(driver)],
   );
   const owners = ownersOf(driver, rows);
@@ -131,7 +144,8 @@ export function indexPending(driver: SqlDriver): number {
         takeWrittenText(driver, row.seq, content) ??
         textOf(openedOrEmpty(driver, content, sealing.sessionId));
     } else text = textOf(content);
-    if (text !== undefined) indexText(driver, row.seq, row.session_num, text, true, owner, blind);
+    if (text !== undefined)
+      indexText(driver, row.seq, row.session_num, text, true, owner, blind, row.created_at);
   }
   const last = rows[rows.length - 1];
   if (last) {
@@ -209,10 +223,10 @@ export function pendingTexts(
       ? ""
       : ` AND EXISTS (SELECT 1 FROM agent_session_heads h JOIN agent_sessions s ON s.id = h.session_id
           WHERE h.num = m.session_num AND s.owner = ?)`;
-  const sql = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content FROM agent_messages m
+  const sql = `SELECT m.seq, m.session_num, ${contentSql("m")} AS content, m.created_at FROM agent_messages m
     WHERE m.seq > (SELECT indexed_seq FROM agent_search_state WHERE id = 1)${owned}`;
   const of = owner === undefined ? [] : [owner];
-  type Row = { seq: number; session_num: number; content: unknown };
+  type Row = { seq: number; session_num: number; content: unknown; created_at: string };
   const rows =
     sessionNum === undefined
       ? driver.all<Row>(sql, of)
@@ -226,7 +240,8 @@ export function pendingTexts(
       content = openedOrEmpty(driver, content, sessionId);
     }
     const message = parseMessage(content);
-    return message ? [{ seq: row.seq, text: messageText(message) }] : [];
+    // With its time tokens, as the index will hold it.
+    return message ? [{ seq: row.seq, text: withTimeTokens(messageText(message), row.created_at) }] : [];
   });
 }
 

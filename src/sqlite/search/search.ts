@@ -8,6 +8,7 @@
 
 import type { SearchItem, SearchResult, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
+import { messageRecallTerms } from "../../search/date-terms.js";
 import { type FactLifts, withFactHits } from "../../search/fact-fusion.js";
 import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
@@ -15,7 +16,6 @@ import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
 import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
-import { recallTerms } from "../../search/rank.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
@@ -90,7 +90,7 @@ export class SqliteMessageSearch {
     if (plan.match === "all")
       return rankedHits(this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex)));
     // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
-    const terms = recallTerms(query, this.limits);
+    const terms = messageRecallTerms(query, this.limits);
     if (recallFindsNothing(terms, plan)) return [];
     const channel = this.vectors();
     const facts = await this.facts(query, plan);

@@ -139,12 +139,12 @@ export class Candidates {
    * Ranks the candidates `visible` lets through, weighed as `weighMatches` (search/rank.ts) weighs: each term by
    * its rarity among `documents` (its visible match count), a message's length by its token estimate against the
    * visible candidates' average, a term once per message (the index is read for its doclists only); only the first `top`
-   * are ranked in order and returned (scores are kept for all).
+   * are ranked in order and returned (scores are kept for all). The first `lifts` terms are the query's time (rank.ts).
    */
-  rank(documents: number, visible?: (seq: number) => boolean, top?: number): CandidateRanking {
+  rank(documents: number, visible?: (seq: number) => boolean, top?: number, lifts = 0): CandidateRanking {
     const size = this.seqs.length;
     // Dense indices of the candidates that take part (visible), in order of first match; -1 for the rest.
-    const dense = denseCandidates(size);
+    const dense = denseCandidates(size, lifts);
     const denseOf = new Int32Array(size).fill(-1);
     let total = 0;
     for (let slot = 0; slot < size; slot++) {

@@ -49,6 +49,7 @@ import { searchScaleSpec } from "./search-scale.spec.js";
 import { siblingsSpec } from "./siblings.spec.js";
 import { stepOwnerSpec } from "./step-owner.spec.js";
 import { streamsSpec } from "./streams.spec.js";
+import { timeRecallSpec } from "./time-recall.spec.js";
 import { toolMessagesSpec } from "./tool-messages.spec.js";
 import { treeSpec } from "./tree.spec.js";
 import { writesSpec } from "./writes.spec.js";
@@ -79,6 +80,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchAgreementSpec(suite, target);
     searchHitsSpec(suite, target);
     messageTimeSpec(suite, target);
+    timeRecallSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
     toolMessagesSpec(suite, target);
