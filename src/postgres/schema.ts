@@ -9,7 +9,6 @@ import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
-import { timedMessageIndexesSql } from "../sql/timed-messages/postgres.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
@@ -351,8 +350,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
   // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
   { version: 28, statements: () => [], run: forgetDanglingFacts },
-  // A session's messages by their own time, and a message by id alone (sql/timed-messages/, docs/MASTRA.md).
-  { version: 29, statements: timedMessageIndexesSql },
 ];
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */

@@ -5,7 +5,6 @@ import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
-import { TIMED_MESSAGE_INDEXES } from "../sql/timed-messages/sqlite.js";
 import {
   addFactSealedColumn,
   FACT_INDEX_MERGE,
@@ -283,8 +282,6 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
   // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
   { version: 29, statements: [], run: forgetDanglingFacts },
-  // A session's messages by their own time, and a message by id alone (sql/timed-messages/, docs/MASTRA.md).
-  { version: 30, statements: TIMED_MESSAGE_INDEXES },
 ];
 
 function addSealedColumns(driver: SqlDriver): void {

@@ -1,10 +1,11 @@
 /** Postgres's timed reads (statements.ts): times are `timestamptz`, ids `text` compared as bytes. */
 import type { Executor } from "../engines/postgres/client.js";
+import { migrationLock } from "../engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../engines/postgres/tables.js";
-import { TimedMessages } from "./reads.js";
+import { indexedFirst, TimedMessages } from "./reads.js";
 import { type TimedRow, timedStatements } from "./statements.js";
 
-/** The migration: a session's messages by time, a message by id. */
+/** The reads' indexes, made by the first read (indexedFirst): a session's messages by time, a message by id. */
 export function timedMessageIndexesSql(t: Tables): string[] {
   const ix = (name: string) => quote(t.prefix + name);
   return [
@@ -30,10 +31,18 @@ export function postgresTimedMessages(
     });
   return new TimedMessages(
     statements,
-    async (statement) => {
-      const executor = await ready();
-      return executor.query<TimedRow>(statement.sql, statement.params);
-    },
+    indexedFirst(
+      // Under the lock every layout change holds, so two processes' first reads do not race to create one index.
+      async () =>
+        (await ready()).transaction(async (query) => {
+          await migrationLock(query, t);
+          for (const sql of timedMessageIndexesSql(t)) await query(sql);
+        }),
+      async (statement) => {
+        const executor = await ready();
+        return executor.query<TimedRow>(statement.sql, statement.params);
+      },
+    ),
     messagesOf,
   );
 }

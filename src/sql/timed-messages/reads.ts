@@ -65,3 +65,23 @@ export class TimedMessages {
     return [...older, ...newer];
   }
 }
+
+/**
+ * `rows`, but its first call creates the reads' two indexes (`index`) first: only a store the Mastra door reads pays
+ * for them, on each append after (two more index entries a message), and a store never read by time pays nothing. A
+ * failed creation is thrown and tried again by the next read.
+ */
+export function indexedFirst(
+  index: () => Promise<void>,
+  rows: (statement: TimedStatement) => Promise<TimedRow[]>,
+): (statement: TimedStatement) => Promise<TimedRow[]> {
+  let indexed: Promise<void> | undefined;
+  return async (statement) => {
+    indexed ??= index().catch((error: unknown) => {
+      indexed = undefined;
+      throw error;
+    });
+    await indexed;
+    return rows(statement);
+  };
+}

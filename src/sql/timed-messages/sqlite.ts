@@ -1,9 +1,9 @@
 /** SQLite's timed reads (statements.ts): times are ISO-8601 text, which sorts as time. */
 import type { SqlDriver } from "../engines/sqlite/driver.js";
-import { TimedMessages } from "./reads.js";
+import { indexedFirst, TimedMessages } from "./reads.js";
 import { type TimedRow, timedStatements } from "./statements.js";
 
-/** The migration: a session's messages by time, a message by id. */
+/** The reads' indexes, made by the first read (indexedFirst): a session's messages by time, a message by id. */
 export const TIMED_MESSAGE_INDEXES = [
   "CREATE INDEX IF NOT EXISTS agent_messages_time ON agent_messages(session_num, created_at)",
   "CREATE INDEX IF NOT EXISTS agent_messages_id ON agent_messages(id)",
@@ -20,6 +20,12 @@ export function sqliteTimedMessages(driver: SqlDriver): TimedMessages {
   });
   return new TimedMessages(
     () => s,
-    async (statement) => driver.read(() => driver.all<TimedRow>(statement.sql, statement.params as never)),
+    indexedFirst(
+      async () =>
+        driver.transaction(() => {
+          for (const sql of TIMED_MESSAGE_INDEXES) driver.run(sql);
+        }),
+      async (statement) => driver.read(() => driver.all<TimedRow>(statement.sql, statement.params as never)),
+    ),
   );
 }
