@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { installApp } from "./package-app.mjs";
+import { installApp, loadRecordApp } from "./package-app.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -49,7 +49,10 @@ try {
   process.stdout.write(run("mastra.mjs", app));
   writeFileSync(join(app, "eve.mjs"), eveApp());
   process.stdout.write(run("eve.mjs", app));
-  writeFileSync(join(app, "lazy.mjs"), lazyApp(others));
+  writeFileSync(
+    join(app, "lazy.mjs"),
+    loadRecordApp(others, ["agent-session/mastra", "agent-session/eve"], "node_modules/(@mastra/[^/]+|eve)/"),
+  );
   const { before, after } = JSON.parse(run("lazy.mjs", app).trim().split("\n").at(-1));
   if (before.length > 0) throw new Error(`an app importing ${others.length} entry points loaded ${before}`);
   // The control: agent-session/mastra loads its peer on import (eve's entry loads eve only when eve asks for tools).
@@ -110,35 +113,5 @@ const memory = defineMemory({
 if (memory === undefined || memory === null) throw new Error("defineMemory refused the provider");
 await manager.close();
 console.log("eve's defineMemory took agentSessionMemory on a SQLite file");
-`;
-}
-
-function lazyApp(entries) {
-  const hook = `import { appendFileSync } from "node:fs";
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  appendFileSync(log, resolved.url + "\\n");
-  return resolved;
-}`;
-  return `import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire, register } from "node:module";
-import { fileURLToPath } from "node:url";
-
-const log = fileURLToPath(new URL("./loaded.txt", import.meta.url));
-writeFileSync(log, "");
-register(\`data:text/javascript,\${encodeURIComponent(${JSON.stringify(hook)})}\`, { data: { log } });
-const cache = createRequire(import.meta.url).cache;
-const doors = () => {
-  const loaded = [...readFileSync(log, "utf8").split("\\n"), ...Object.keys(cache)];
-  const names = loaded.map((at) => /node_modules\\/(@mastra\\/[^/]+|eve)\\//.exec(at)?.[1]).filter(Boolean);
-  return [...new Set(names)].sort();
-};
-${entries.map((e) => `await import(${JSON.stringify(e)});`).join("\n")}
-const before = doors();
-await import("agent-session/mastra");
-await import("agent-session/eve");
-console.log(JSON.stringify({ before, after: doors() }));
 `;
 }

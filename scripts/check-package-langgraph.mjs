@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadRecordApp } from "./package-app.mjs";
 
 /**
  * What the app installs to open a SQLite file: nothing where Node has `node:sqlite` (>= 22.13), else better-sqlite3.
@@ -39,7 +40,10 @@ export function runLangGraphApp(app) {
  * the same record must see (the control).
  */
 export function checkLangChainNotLoaded(app, entries) {
-  writeFileSync(join(app, "lazy.mjs"), lazyApp(entries));
+  writeFileSync(
+    join(app, "lazy.mjs"),
+    loadRecordApp(entries, ["agent-session/langgraph"], "node_modules/(@langchain/[^/]+)"),
+  );
   const out = execFileSync(process.execPath, ["lazy.mjs"], { cwd: app, encoding: "utf8" });
   const { before, after } = JSON.parse(out.trim().split("\n").at(-1));
   if (before.length > 0)
@@ -88,33 +92,3 @@ if (other.values.said !== undefined && other.values.said.length > 0) throw new E
 await reopened.close();
 console.log("a StateGraph with AgentSessionSaver on SQLite ran two turns on one thread and read them back");
 `;
-
-function lazyApp(entries) {
-  const hook = `import { appendFileSync } from "node:fs";
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, next) {
-  const resolved = await next(specifier, context);
-  appendFileSync(log, resolved.url + "\\n");
-  return resolved;
-}`;
-  return `import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire, register } from "node:module";
-import { fileURLToPath } from "node:url";
-
-// Every ES module load passes the resolve hook; CommonJS ones land in require's cache: both are read.
-const log = fileURLToPath(new URL("./loaded.txt", import.meta.url));
-writeFileSync(log, "");
-register(\`data:text/javascript,\${encodeURIComponent(${JSON.stringify(hook)})}\`, { data: { log } });
-const cache = createRequire(import.meta.url).cache;
-const langchain = () => {
-  const loaded = [...readFileSync(log, "utf8").split("\\n"), ...Object.keys(cache)];
-  const names = loaded.map((at) => /node_modules\\/(@langchain\\/[^/]+)/.exec(at)?.[1]).filter(Boolean);
-  return [...new Set(names)].sort();
-};
-${entries.map((e) => `await import(${JSON.stringify(e)});`).join("\n")}
-const before = langchain();
-await import("agent-session/langgraph");
-console.log(JSON.stringify({ before, after: langchain() }));
-`;
-}

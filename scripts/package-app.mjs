@@ -130,3 +130,38 @@ function resolveIn(from, name) {
     if (dir === "") return undefined;
   }
 }
+
+/**
+ * An app's source that imports `entries`, then `doors`, and prints `{ before, after }`: the packages whose names match
+ * `packages` (a regular expression's source, its first group the name) loaded by then. Every ES module load passes a
+ * resolve hook and CommonJS ones land in require's cache: both are read.
+ */
+export function loadRecordApp(entries, doors, packages) {
+  const hook = `import { appendFileSync } from "node:fs";
+let log;
+export function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(log, resolved.url + "\\n");
+  return resolved;
+}`;
+  const imports = (names) => names.map((e) => `await import(${JSON.stringify(e)});`).join("\n");
+  return `import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const log = fileURLToPath(new URL("./loaded.txt", import.meta.url));
+writeFileSync(log, "");
+register(\`data:text/javascript,\${encodeURIComponent(${JSON.stringify(hook)})}\`, { data: { log } });
+const cache = createRequire(import.meta.url).cache;
+const pattern = new RegExp(${JSON.stringify(packages)});
+const loaded = () => {
+  const urls = [...readFileSync(log, "utf8").split("\\n"), ...Object.keys(cache)];
+  return [...new Set(urls.map((at) => pattern.exec(at)?.[1]).filter(Boolean))].sort();
+};
+${imports(entries)}
+const before = loaded();
+${imports(doors)}
+console.log(JSON.stringify({ before, after: loaded() }));
+`;
+}
