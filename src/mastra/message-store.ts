@@ -31,7 +31,14 @@ export class MastraMessages {
     private readonly threads: MastraThreads,
   ) {}
 
-  /** The owner of each session (registry reads, one per session). */
+  /** Where Mastra's messages among `ids` are stored: only in the door's own threads (threads.ts `owned`). */
+  async locate(ids: readonly string[]): Promise<{ located: LocatedMessage[]; owners: Map<string, string> }> {
+    const all = await this.timed.locate(ids);
+    const owners = await this.ownersOf(all.map((at) => at.sessionId));
+    return { located: all.filter((at) => owners.has(at.sessionId)), owners };
+  }
+
+  /** The owner of each Mastra thread among the sessions (registry reads, one per session; others left out). */
   async ownersOf(sessionIds: Iterable<string>): Promise<Map<string, string>> {
     const owners = new Map<string, string>();
     for (const id of new Set(sessionIds)) {
@@ -58,7 +65,8 @@ export class MastraMessages {
     const out: MastraDBMessage[] = [];
     for (const at of located) {
       const message = found.get(`${at.sessionId}\u0000${at.id}`);
-      if (message) out.push(mastraMessageOf(message, at.sessionId, owners.get(at.sessionId)));
+      const owner = owners.get(at.sessionId);
+      if (message && owner !== undefined) out.push(mastraMessageOf(message, at.sessionId, owner));
     }
     return out;
   }
@@ -135,7 +143,7 @@ export class MastraMessages {
   /** Deletes the messages wherever they are stored. */
   async delete(ids: readonly string[]): Promise<void> {
     const bySession = new Map<string, string[]>();
-    for (const at of await this.timed.locate(ids)) {
+    for (const at of (await this.locate(ids)).located) {
       const list = bySession.get(at.sessionId) ?? [];
       list.push(at.id);
       bySession.set(at.sessionId, list);
@@ -147,7 +155,7 @@ export class MastraMessages {
   // Where each stored id is (its session), for the Mastra threads only.
   private async whereStored(ids: readonly string[]): Promise<Map<string, string>> {
     const where = new Map<string, string>();
-    for (const at of await this.timed.locate(ids)) where.set(at.id, at.sessionId);
+    for (const at of (await this.locate(ids)).located) where.set(at.id, at.sessionId);
     return where;
   }
 

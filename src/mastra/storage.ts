@@ -112,11 +112,8 @@ export class AgentSessionMemoryStorage extends MemoryStorage {
   }
 
   async listMessagesById({ messageIds }: { messageIds: string[] }) {
-    const located = await this.store.timedMessages.locate(messageIds);
-    const found = await this.messages.read(
-      located,
-      await this.messages.ownersOf(located.map((m) => m.sessionId)),
-    );
+    const { located, owners } = await this.messages.locate(messageIds);
+    const found = await this.messages.read(located, owners);
     // Oldest first, as Mastra's stores answer (their MessageList orders what their statement read).
     found.sort((a, b) => new Date(a.createdAt).getTime() - new Date(b.createdAt).getTime());
     return { messages: found };

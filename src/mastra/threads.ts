@@ -45,7 +45,9 @@ export class MastraThreads {
   /** The thread's session and owner (null: not registered, or registered without an owner). */
   async owned(threadId: string): Promise<{ info: SessionInfo; owner: string } | null> {
     const info = await this.registry.get(threadId);
-    return info?.owner === undefined ? null : { info, owner: info.owner };
+    // Only the door's own sessions are threads: a chat's, a LangGraph thread's or eve's session of the same store is
+    // never read, moved into, updated or deleted through Mastra's calls, whatever ids the two share.
+    return info?.owner === undefined || info.source !== MASTRA_SOURCE ? null : { info, owner: info.owner };
   }
 
   /** The thread (null: none, or not `resourceId`'s when it is given). */
@@ -73,6 +75,9 @@ export class MastraThreads {
     }
     if (!info || info.owner !== owner) {
       throw new SessionError("CONFLICT", `Thread "${threadId}" is not resource "${owner}"'s`);
+    }
+    if (info.source !== MASTRA_SOURCE) {
+      throw new SessionError("CONFLICT", `Session "${threadId}" exists and is not a Mastra thread`);
     }
     return info;
   }

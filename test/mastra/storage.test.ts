@@ -204,6 +204,32 @@ await onEveryBackend("Mastra MemoryStorage", (it) => {
     assert.equal(bobs.messages.length, 0, "an include of another owner's message reads nothing");
   });
 
+  it("never reaches another door's session, whatever ids the two share", async ({ store }) => {
+    const memory = new AgentSessionMemoryStorage(store);
+    // A chat of alice's, in the same store, with the message ids Mastra will use too.
+    await store.registry.create({ id: "chat", name: "chat", owner: "alice", source: null });
+    const chat = store.session("chat");
+    await chat.appendMessage({
+      id: "shared",
+      role: "user",
+      parts: [{ type: "text", text: "the chat's own" }],
+    });
+    await assert.rejects(memory.saveMessages({ messages: [message("chat", "alice", "into the chat", 0)] }), {
+      code: "CONFLICT",
+    });
+    assert.equal(await memory.getThreadById({ threadId: "chat" }), null);
+    await memory.saveThread({ thread: thread("t", "alice") });
+    await memory.saveMessages({ messages: [message("t", "alice", "mastra's own", 0, "shared")] });
+    const byId = await memory.listMessagesById({ messageIds: ["shared"] });
+    assert.deepEqual(texts(byId.messages), ["mastra's own"]);
+    await memory.updateMessages({ messages: [{ id: "shared", content: { metadata: { x: 1 } } as never }] });
+    await memory.deleteMessages(["shared"]);
+    assert.equal((await memory.listMessages({ threadId: "t" })).messages.length, 0);
+    const kept = await chat.getMessage("shared");
+    assert.deepEqual(kept?.parts, [{ type: "text", text: "the chat's own" }]);
+    assert.equal(kept?.metadata, undefined, "Mastra's update did not reach the chat's message");
+  });
+
   it("keeps resources and working memory, merging metadata", async ({ store }) => {
     const memory = new AgentSessionMemoryStorage(store);
     assert.equal(await memory.getResourceById({ resourceId: "alice" }), null);
