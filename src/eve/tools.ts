@@ -42,7 +42,8 @@ async function answer(max: number, body: () => Promise<string>): Promise<string>
 /** Ranked recall over the scope's sessions and the owner's facts, ids shown so `forget` can name them. */
 async function search(settings: MemorySettings, place: Place, query: string, limit: number): Promise<string> {
   const sessionIds = await recallSessions(place, settings.recall.across);
-  const facts = await place.view.facts.search(query, { limit }).catch(() => []);
+  // A store without facts answers hits alone; any other failure is the tool's `Error: …` answer (answer()).
+  const facts = hasFactStore(place.store) ? await place.view.facts.search(query, { limit }) : [];
   const hits =
     sessionIds?.length === 0
       ? []
