@@ -69,7 +69,7 @@ export function factWeight(matched: number | undefined, turnMatched: number | un
     : FACT_WEIGHT;
 }
 
-/** Each fact's lift by its position in `lifts.hits` (0 for a fact with no source in scope: it takes no part). */
+/** Each fact's share by its position in `lifts.hits` (0 for a fact with no source in scope: it takes no part). */
 export function liftShares(lifts: FactLifts): number[] {
   let i = 0;
   return lifts.seqs.map((seqs, k) =>
@@ -221,12 +221,12 @@ export function withFactHits<H extends { score: number; rank: number }>(
   limit: number,
 ): (H | FactSearchHit)[] {
   const facts: Omit<FactSearchHit, "rank">[] = [];
-  // A fact shown as a hit scores the lower weight's share whatever it matched: it sits after the turns it lifted,
-  // so its copy of their content does not take their neighbours' places (the strong weight there cost LoCoMo's
-  // `facts: "hits"` R@10 1.4 points).
+  const shares = liftShares(lifts);
   for (const [i, hit] of lifts.hits.entries()) {
-    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, factShare(facts.length)));
+    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, shares[i]!));
   }
+  // A strong fact below a weaker one can share more: the facts merge by share, as the turns they lift are ordered.
+  facts.sort((a, b) => b.score - a.score);
   const merged: (H | Omit<FactSearchHit, "rank">)[] = [];
   let f = 0;
   for (const hit of page) {

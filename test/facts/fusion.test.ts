@@ -119,7 +119,7 @@ describe("fact fusion", () => {
     assert.ok(place(2) >= 10, `weak fact's turn at ${place(2)}`);
   });
 
-  test("facts returned as hits score the lower weight's share by their place, whatever they matched", () => {
+  test("facts returned as hits score their shares and come in the order of their shares", () => {
     const page = [{ score: 1 / (FACT_RRF_K + 1), rank: 1 }];
     const lifts = { hits: [hit("weak", 2, 1), hit("strong", 3, 2)], seqs: [[1], [2]], turnMatched: 3 };
     const merged = withFactHits(page, lifts, 10);
@@ -127,8 +127,8 @@ describe("fact fusion", () => {
       merged.map((h) => ("kind" in h ? [h.id, h.score] : ["turn", h.score])),
       [
         ["turn", 1 / (FACT_RRF_K + 1)],
+        ["strong", factShare(1, STRONG_FACT_WEIGHT)],
         ["weak", factShare(0, FACT_WEIGHT)],
-        ["strong", factShare(1, FACT_WEIGHT)],
       ],
     );
   });
