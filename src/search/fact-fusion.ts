@@ -1,35 +1,20 @@
 /**
  * The fact channel's fusion with the turn ranking (docs/FACTS.md#recall, the reading in search/facts.ts): the facts'
- * sources in scope as seqs, the fused order (a turn scores 1 / (k + its rank) plus its best-ranked fact's share,
- * weight / (k + rank), the weight following how much of the question the fact matches), and the facts merged into a
- * page as hits of their own.
+ * sources in scope as seqs, the fused order (a turn scores 1 / (k + its rank) plus FACT_WEIGHT / (k + rank) of the
+ * best-ranked fact naming it), and the facts merged into a page as hits of their own.
  */
 import type { FactHit, FactSource } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
 import { FACT_RRF_K } from "./fact-weights.js";
 
-/**
- * The weight of a fact that matches fewer of the query's terms than the best turn does by itself, against the turn
- * list's 1: evidence about a turn, weaker than the words the turns match themselves.
- */
+/** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
-/**
- * The weight of a fact that matches at least as many of the query's terms as any turn does by itself: as much
- * evidence as a turn, so it weighs as one. Before, every fact weighed FACT_WEIGHT, and a turn only such a fact names
- * passed the turn ranking's 10th only from the fact ranking's 1st or 2nd place (docs/FACTS.md#recall).
- */
-export const STRONG_FACT_WEIGHT = 1;
 
 /** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
 export interface FactLifts {
   hits: readonly FactHit[];
   /** Each fact's sources in the search's scope, as seqs (by position in `hits`); empty: the fact takes no part. */
   seqs: number[][];
-  /**
-   * The most query terms a turn of the text ranking matches by itself (filled by the page); undefined: unknown, and
-   * every fact weighs FACT_WEIGHT.
-   */
-  turnMatched?: number | undefined;
 }
 
 /** A fact source as a map key (a backend's `seqsOf` answers by it). */
@@ -54,34 +39,8 @@ export function liftsOf(
 }
 
 /** The share a fact at 0-based position `i` of the facts in scope gives its sources (and itself as a hit). */
-export function factShare(i: number, weight = FACT_WEIGHT): number {
-  return weight / (FACT_RRF_K + i + 1);
-}
-
-/**
- * A fact's weight: STRONG_FACT_WEIGHT when it matches at least as many query terms as the best turn does by itself
- * (`turnMatched`), else FACT_WEIGHT; a fact whose count is unknown (one only the vectors found, a store that does not
- * count) takes FACT_WEIGHT, so it never outweighs the words the turns match.
- */
-export function factWeight(matched: number | undefined, turnMatched: number | undefined): number {
-  return matched !== undefined && turnMatched !== undefined && matched >= turnMatched
-    ? STRONG_FACT_WEIGHT
-    : FACT_WEIGHT;
-}
-
-/** Each fact's share by its position in `lifts.hits` (0 for a fact with no source in scope: it takes no part). */
-export function liftShares(lifts: FactLifts): number[] {
-  let i = 0;
-  return lifts.seqs.map((seqs, k) =>
-    seqs.length === 0 ? 0 : factShare(i++, factWeight(lifts.hits[k]?.matched, lifts.turnMatched)),
-  );
-}
-
-/** The most query terms a turn of the text ranking matches by itself (0 for none). */
-export function bestTurnMatched(ranked: readonly { matched: number }[]): number {
-  let best = 0;
-  for (const { matched } of ranked) if (matched > best) best = matched;
-  return best;
+export function factShare(i: number): number {
+  return FACT_WEIGHT / (FACT_RRF_K + i + 1);
 }
 
 /**
@@ -93,10 +52,12 @@ export function fuseFacts(
   lifts: FactLifts,
 ): { seqs: number[]; scores: FusedScores } {
   const lift = new Map<number, number>();
-  const shares = liftShares(lifts);
-  for (const [k, seqs] of lifts.seqs.entries()) {
+  let i = 0;
+  for (const seqs of lifts.seqs) {
+    if (seqs.length === 0) continue;
+    const share = factShare(i++);
     // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
-    for (const seq of seqs) if ((lift.get(seq) ?? 0) < shares[k]!) lift.set(seq, shares[k]!);
+    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
   }
   // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
   // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time). No object or map
@@ -221,12 +182,9 @@ export function withFactHits<H extends { score: number; rank: number }>(
   limit: number,
 ): (H | FactSearchHit)[] {
   const facts: Omit<FactSearchHit, "rank">[] = [];
-  const shares = liftShares(lifts);
   for (const [i, hit] of lifts.hits.entries()) {
-    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, shares[i]!));
+    if (lifts.seqs[i]!.length > 0) facts.push(factHit(hit, factShare(facts.length)));
   }
-  // A strong fact below a weaker one can share more: the facts merge by share, as the turns they lift are ordered.
-  facts.sort((a, b) => b.score - a.score);
   const merged: (H | Omit<FactSearchHit, "rank">)[] = [];
   let f = 0;
   for (const hit of page) {

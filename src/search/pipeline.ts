@@ -10,7 +10,7 @@
  */
 import type { FactSource } from "../contract/facts.js";
 import { activePathRounds, type BranchedSession } from "./active-paths.js";
-import { bestTurnMatched, type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./fact-fusion.js";
+import { type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./fact-fusion.js";
 import { fuseRankings } from "./fusion.js";
 import { outsideSessions, type SearchPlan } from "./options.js";
 import type { QueryTerm } from "./query.js";
@@ -191,8 +191,6 @@ export function pageOf<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
   if (facts !== undefined && seqOf !== undefined) {
     const { seqs: inScope } = liftsOf(facts.hits, seqOf);
     facts.seqs = inScope;
-    // A fact's weight follows how much of the question it matches against the best turn (fact-fusion.ts).
-    facts.turnMatched = bestTurnMatched(text.ranked);
     if (inScope.some((lift) => lift.length > 0)) ({ seqs, scores } = fuseFacts(seqs, facts));
   }
   return source.page(seqs, scores, plan, scope, reads);

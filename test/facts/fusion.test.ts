@@ -4,14 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Fact, FactHit } from "../../src/contract/facts.js";
-import {
-  FACT_WEIGHT,
-  factShare,
-  factWeight,
-  fuseFacts,
-  STRONG_FACT_WEIGHT,
-  withFactHits,
-} from "../../src/search/fact-fusion.js";
+import { factShare, fuseFacts } from "../../src/search/fact-fusion.js";
 import { FACT_RRF_K, FACT_VECTOR_WEIGHT, fuseFactLists, relevantFacts } from "../../src/search/facts.js";
 
 const fact = (id: string): Fact => ({
@@ -30,20 +23,14 @@ const fact = (id: string): Fact => ({
 const hit = (id: string, matched: number | undefined, rank: number): FactHit =>
   matched === undefined ? { fact: fact(id), score: 1, rank } : { fact: fact(id), score: 1, rank, matched };
 
-// The definition: every seq scored (its best fact's share: weight / (k + i) by the fact's place among those in scope,
-// the weight 1 for a fact matching as many terms as the best turn, else 0.5), one sort.
-function fusedByDefinition(
-  order: number[],
-  lifts: number[][],
-  matched: number[],
-  turnMatched: number,
-): number[] {
+// The definition: every seq scored, one sort.
+function fusedByDefinition(order: number[], lifts: number[][]): number[] {
   const lift = new Map<number, number>();
   let i = 0;
-  for (const [k, seqs] of lifts.entries()) {
+  for (const seqs of lifts) {
     if (seqs.length === 0) continue;
-    const share = (matched[k]! >= turnMatched ? 1 : 0.5) / (FACT_RRF_K + ++i);
-    for (const seq of seqs) lift.set(seq, Math.max(lift.get(seq) ?? 0, share));
+    const share = factShare(i++);
+    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
   }
   const all = order.map((seq, place) => ({
     seq,
@@ -88,49 +75,11 @@ describe("fact fusion", () => {
       const lifts = Array.from({ length: random(12) }, () =>
         Array.from({ length: random(4) }, () => random(120)).filter((seq, i, all) => all.indexOf(seq) === i),
       );
-      const matched = lifts.map(() => 1 + random(4));
-      const turnMatched = 1 + random(4);
-      const hits = lifts.map((_, k) => hit(`f${k}`, matched[k], k + 1));
-      const { seqs, scores } = fuseFacts(order, { hits, seqs: lifts, turnMatched });
-      assert.deepEqual(seqs, fusedByDefinition(order, lifts, matched, turnMatched));
+      const { seqs, scores } = fuseFacts(order, { hits: [], seqs: lifts });
+      assert.deepEqual(seqs, fusedByDefinition(order, lifts));
       for (const seq of seqs) assert.ok(scores.get(seq) !== undefined);
       for (let i = 1; i < seqs.length; i++) assert.ok(scores.get(seqs[i - 1]!)! >= scores.get(seqs[i]!)!);
     }
-  });
-
-  test("a fact weighs as a turn when it matches as many query terms as the best turn does by itself, else half", () => {
-    assert.equal(factWeight(3, 3), STRONG_FACT_WEIGHT);
-    assert.equal(factWeight(4, 3), STRONG_FACT_WEIGHT);
-    assert.equal(factWeight(2, 3), FACT_WEIGHT);
-    // Unknown counts (a fact only the vectors found, a store that does not count; no text ranking): the lower weight.
-    assert.equal(factWeight(undefined, 3), FACT_WEIGHT);
-    assert.equal(factWeight(3, undefined), FACT_WEIGHT);
-    // Twelve turns in the text order; a fact at the third place names turn 99, which matches no query term.
-    const order = Array.from({ length: 12 }, (_, i) => i + 1);
-    const lifts = [[1], [2], [99]];
-    const place = (matched: number) =>
-      fuseFacts(order, {
-        hits: [hit("a", matched, 1), hit("b", matched, 2), hit("c", matched, 3)],
-        seqs: lifts,
-        turnMatched: 3,
-      }).seqs.indexOf(99);
-    // Matching as much of the question as the best turn, it passes the text's 10th; matching less, it does not.
-    assert.ok(place(3) < 10, `strong fact's turn at ${place(3)}`);
-    assert.ok(place(2) >= 10, `weak fact's turn at ${place(2)}`);
-  });
-
-  test("facts returned as hits score their shares and come in the order of their shares", () => {
-    const page = [{ score: 1 / (FACT_RRF_K + 1), rank: 1 }];
-    const lifts = { hits: [hit("weak", 2, 1), hit("strong", 3, 2)], seqs: [[1], [2]], turnMatched: 3 };
-    const merged = withFactHits(page, lifts, 10);
-    assert.deepEqual(
-      merged.map((h) => ("kind" in h ? [h.id, h.score] : ["turn", h.score])),
-      [
-        ["turn", 1 / (FACT_RRF_K + 1)],
-        ["strong", factShare(1, STRONG_FACT_WEIGHT)],
-        ["weak", factShare(0, FACT_WEIGHT)],
-      ],
-    );
   });
 
   test("the facts' word and vector rankings fuse by reciprocal rank; one only the vectors find joins at its share", () => {
