@@ -45,7 +45,12 @@ export const NOTE_PREFIX = "eve-note-";
  * looked for under each key the keyring still answers and in its unkeyed form (rows written before it was keyed).
  */
 export class ContentIds {
-  private constructor(private readonly keyed: readonly OwnerDigest[]) {}
+  private constructor(private readonly digests: readonly OwnerDigest[]) {}
+
+  /** True for an owner with a key (its ids are keyed, so a key rotation changes them). */
+  get keyed(): boolean {
+    return this.digests.length > 0;
+  }
 
   /** The ids of `owner`'s content on `store` (`DECRYPT_FAILED` where the store's keys refuse the owner). */
   static async of(store: RegistryCapableStore, owner: string): Promise<ContentIds> {
@@ -58,7 +63,7 @@ export class ContentIds {
    * the turn's completion after a compaction captured its start) names the same rows.
    */
   captured(eveSessionId: string, canonical: string, occurrence: number): string {
-    return `eve-${this.under(this.keyed[0], "message", eveSessionId, canonical, String(occurrence)).slice(0, 32)}`;
+    return `eve-${this.under(this.digests[0], "message", eveSessionId, canonical, String(occurrence)).slice(0, 32)}`;
   }
 
   /**
@@ -72,12 +77,12 @@ export class ContentIds {
 
   /** The id of the note a `remember` of `text` writes now (the same text remembered twice is one note). */
   note(text: string): string {
-    return `${NOTE_PREFIX}${this.under(this.keyed[0], "note", text).slice(0, 32)}`;
+    return `${NOTE_PREFIX}${this.under(this.digests[0], "note", text).slice(0, 32)}`;
   }
 
   /** Every id a note of `text` may be stored under: {@link note}'s, then each previous key's, then unkeyed. */
   noteIds(text: string): string[] {
-    const ids = [...this.keyed, plain].map(
+    const ids = [...this.digests, plain].map(
       (d) => `${NOTE_PREFIX}${this.under(d, "note", text).slice(0, 32)}`,
     );
     return [...new Set(ids)];

@@ -61,9 +61,9 @@ async function search(settings: MemorySettings, place: Place, query: string, lim
 
 /**
  * The note of `text` in the place's session: the one stored under any id the owner's keys give it (or unkeyed,
- * before ids were keyed); else, after a key rotation dropped the key it was stored under, the note a current fact
- * of the same text names (the owner's facts are searched by their sealed text's blind tokens); else the id a new
- * note takes under the owner's key now.
+ * before ids were keyed); else, for an owner with a key (a key rotation may have dropped the key it was stored
+ * under), the note a current fact of the same text names (the facts are searched by their blind tokens); else the
+ * id a new note takes under the owner's key now.
  */
 async function noteOf(
   place: Place,
@@ -73,10 +73,11 @@ async function noteOf(
   const ids = await ContentIds.of(place.store, place.owner);
   for (const id of ids.noteIds(text))
     if ((await session.getMessage(id)) !== null) return { id, stored: true };
+  // Only a keyed id changes (a key rotation): an owner in clear has its note under its one id or has none.
+  if (!ids.keyed || !hasFactStore(place.store)) return { id: ids.note(text), stored: false };
   const sessionId = sessionIdAt(place);
-  const hits = hasFactStore(place.store)
-    ? await place.view.facts.search(text, { limit: 5 }).catch(() => [])
-    : [];
+  // A text the query language refuses finds no fact here; it is stored as a new note.
+  const hits = await place.view.facts.search(text, { limit: 5 }).catch(() => []);
   for (const { fact } of hits) {
     const note = fact.sources.find((s) => s.sessionId === sessionId && s.messageId.startsWith(NOTE_PREFIX));
     if (fact.text === text && note !== undefined) return { id: note.messageId, stored: true };
