@@ -2,7 +2,8 @@
 // backend: for an encrypted owner no stored id is the unkeyed SHA-256 of a note or a captured message, and neither
 // that digest nor the text is anywhere on disk, so someone holding the file cannot confirm a guess of a short note;
 // a retried capture still stores nothing twice and forget still finds the note, also after a key rotation whose old
-// key the keyring no longer answers. An owner in clear keeps the ids it had (plain digests).
+// key the keyring no longer answers. An owner in clear keeps the ids it had (plain digests). Erasure and purge
+// leave neither.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
@@ -11,6 +12,7 @@ import { agentSessionMemory } from "../../src/eve/index.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { randomKeyring } from "../helpers/encryption.js";
+import { purgeUntilComplete } from "../helpers/purge.js";
 import { assistant, EVE_SKIP, toolsContext, turnCompleted, user, type Who } from "./contexts.js";
 import { backends, type Store, type Target } from "./targets.js";
 
@@ -110,7 +112,13 @@ async function scenario(target: Target, keyed: boolean): Promise<void> {
     assert.ok(!left.some((id) => id.includes(SAID_DIGEST)));
     assert.equal(await target.onDisk(LATER), 0);
   }
+
+  // Erasure and purge leave neither the ids nor the words (on Citus the next case reuses the schema).
+  await new SessionManager(store).eraseOwner("alice");
+  assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
   await store.close();
+  for (const marker of [NOTE_DIGEST, SAID_DIGEST, SAID, LATER])
+    assert.equal(await target.onDisk(marker), 0, `${marker} on disk after eraseOwner + purge`);
 }
 
 for (const backend of await backends()) {
