@@ -83,8 +83,8 @@ async function write(
   }
   const plan = new Map<string, ThreadWrites>();
   const of = (threadId: string, owner: string) => {
-    let writes = plan.get(threadId);
-    if (!writes) plan.set(threadId, (writes = { owner, append: [], replace: [], remove: [] }));
+    const writes = plan.get(threadId) ?? { owner, append: [], replace: [], remove: [] };
+    plan.set(threadId, writes);
     return writes;
   };
   for (const message of messages) {
@@ -107,7 +107,6 @@ async function write(
     }
     of(threadId, owner).append.push(stored);
   }
-  for (const threadId of owners.keys()) of(threadId, owners.get(threadId) as string);
   // Removals first, so a message moved between two threads of a save is never in both.
   for (const [sessionId, writes] of plan)
     if (writes.remove.length > 0) await removeFrom(store, sessionId, writes);
