@@ -29,6 +29,7 @@ export function postgresTimedMessages(
       placeholder: (n) => `$${n}`,
       timeCast: "::timestamptz",
       joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
+      idArray: true,
     });
   // Under the lock every layout change holds, so two processes' first reads do not race to create one index.
   const indexed = once(async () =>
@@ -41,7 +42,7 @@ export function postgresTimedMessages(
     statements,
     indexedFirst(indexed, async (statement) => {
       const executor = await ready();
-      return executor.query<TimedRow>(statement.sql, statement.params);
+      return executor.query<TimedRow>(statement.sql, statement.params, statement.prepared);
     }),
     messagesOf,
     list,
