@@ -72,7 +72,11 @@ export function timedStatements(d: TimedDialect) {
     locate(ids: readonly string[]): TimedStatement {
       const from = `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead}`;
       if (d.idArray)
-        return { sql: `${from} WHERE m.id = ANY(${d.placeholder(1)}::text[])`, params: [ids], prepared: true };
+        return {
+          sql: `${from} WHERE m.id = ANY(${d.placeholder(1)}::text[])`,
+          params: [ids],
+          prepared: true,
+        };
       const marks = ids.map((_, i) => d.placeholder(i + 1)).join(", ");
       return { sql: `${from} WHERE m.id IN (${marks})`, params: [...ids] };
     },
