@@ -17,7 +17,7 @@ const message = (threadId: string, resourceId: string, text: string, second: num
     content: { format: 2, parts: [{ type: "text", text }] },
   }) as MastraDBMessage;
 
-await onEveryBackend("Mastra saves of a thread that changed under them", (it) => {
+await onEveryBackend("Mastra known owners", (it) => {
   it("refuses another resource's or another door's session, and registers an erased thread again", async ({
     store,
   }) => {
