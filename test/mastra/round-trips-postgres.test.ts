@@ -71,7 +71,8 @@ test("Postgres: a warm thread's save and last-40 list send the statements they s
     const listed = await memory.listMessages(last40);
     assert.equal(listed.messages.length, 40);
     assert.equal(listed.total, 53);
-    assert.equal((listed.messages[0]?.content.parts[0] as { text: string }).text, "c");
+    const newest = listed.messages[0]?.content.parts[0] as { text?: string } | undefined;
+    assert.equal(newest?.text, "c");
     await store.close();
   } finally {
     await dropSchema(pool, schema);
