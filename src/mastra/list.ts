@@ -11,6 +11,8 @@ import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import type { LocatedMessage, TimeBound, TimedScope } from "../sql/timed-messages/statements.js";
 import { userError } from "./errors.js";
 import type { MastraMessages } from "./message-store.js";
+import { mastraMessageOf } from "./messages.js";
+import { MASTRA_SOURCE } from "./threads.js";
 
 const iso = (value: Date | string): string => (value instanceof Date ? value : new Date(value)).toISOString();
 
@@ -47,26 +49,47 @@ export async function listMessages(
   }
   const perPage = perPageInput === false ? Number.MAX_SAFE_INTEGER : (perPageInput ?? 40);
   const descending = orderBy?.direction === "DESC";
-  // The threads read: those of the resource asked for (when one is), each a session with an owner.
-  const owners = await messages.ownersOf(threadIds);
-  for (const [id, owner] of owners) if (resourceId !== undefined && owner !== resourceId) owners.delete(id);
-  const scope: TimedScope = {
-    sessionIds: [...owners.keys()],
-    start: bound(filter?.dateRange?.start, filter?.dateRange?.startExclusive),
-    end: bound(filter?.dateRange?.end, filter?.dateRange?.endExclusive),
-  };
+  const start = bound(filter?.dateRange?.start, filter?.dateRange?.startExclusive);
+  const end = bound(filter?.dateRange?.end, filter?.dateRange?.endExclusive);
   const offset = page * perPage;
-  const total = perPage === 0 ? 0 : await timed.count(scope);
-  const located = perPage === 0 ? [] : await timed.page(scope, descending, perPage, offset);
+  const limit = perPage === 0 ? 0 : perPage;
+  // One statement where the engine has it (the threads' owners, the count and the page's messages); else the
+  // threads' registry rows, the count, the page's ids and then its messages.
+  const source = MASTRA_SOURCE;
+  const one = await timed.list(
+    { sessionIds: threadIds, start, end, source, owner: resourceId },
+    descending,
+    limit,
+    offset,
+  );
+  let owners: Map<string, string>;
+  let total: number;
+  let located: LocatedMessage[];
+  const found: MastraDBMessage[] = [];
+  if (one) {
+    owners = one.owners;
+    total = perPage === 0 ? 0 : one.total;
+    located = one.rows.map((row) => row.at);
+    for (const row of one.rows) found.push(mastraMessageOf(row.message, row.at.sessionId, row.owner));
+  } else {
+    owners = await messages.ownersOf(threadIds);
+    for (const [id, owner] of owners) if (resourceId !== undefined && owner !== resourceId) owners.delete(id);
+    const scope: TimedScope = { sessionIds: [...owners.keys()], start, end };
+    total = perPage === 0 ? 0 : await timed.count(scope);
+    located = perPage === 0 ? [] : await timed.page(scope, descending, perPage, offset);
+    found.push(...(await messages.read(located, owners)));
+  }
   const seen = new Set(located.map((m) => m.id));
   const listed = located.length;
   const allowed = resourceId !== undefined ? new Set([resourceId]) : new Set(owners.values());
+  const extras: LocatedMessage[] = [];
   for (const extra of await includeWindows(timed, messages, include ?? [], allowed)) {
     if (seen.has(extra.id)) continue;
     seen.add(extra.id);
-    located.push(extra);
+    extras.push(extra);
   }
-  const found = await messages.read(located, await messages.ownersOf(located.map((m) => m.sessionId)));
+  if (extras.length > 0)
+    found.push(...(await messages.read(extras, await messages.ownersOf(extras.map((m) => m.sessionId)))));
   found.sort((a, b) => (descending ? time(b) - time(a) : time(a) - time(b)));
   return {
     messages: found,

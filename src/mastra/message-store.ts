@@ -8,11 +8,12 @@
 import type { MastraDBMessage } from "@mastra/core/memory";
 import type { SessionMessage } from "../contract/message.js";
 import type { SessionProvider } from "../contract/provider.js";
+import type { StepCapableStore } from "../contract/step.js";
 import { SessionError } from "../errors.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import type { LocatedMessage } from "../sql/timed-messages/statements.js";
-import { userError } from "./errors.js";
-import { createdAtOf, deepMerge, mastraMessageOf, sessionMessageOf } from "./messages.js";
+import { deepMerge, mastraMessageOf, sessionMessageOf } from "./messages.js";
+import { saveMessages } from "./save.js";
 import type { MastraThreads } from "./threads.js";
 
 /** A store's sessions, by id. */
@@ -29,6 +30,7 @@ export class MastraMessages {
     private readonly sessions: Sessions,
     private readonly timed: TimedMessages,
     private readonly threads: MastraThreads,
+    private readonly steps: StepCapableStore,
   ) {}
 
   /** Where Mastra's messages among `ids` are stored: only in the door's own threads (threads.ts `owned`). */
@@ -71,40 +73,9 @@ export class MastraMessages {
     return out;
   }
 
-  /** Saves (upserts) the messages; answers them as stored. */
-  async save(messages: readonly MastraDBMessage[]): Promise<MastraDBMessage[]> {
-    const claimed = new Set<string>();
-    for (const message of messages) {
-      if (!message.threadId)
-        throw userError("SAVE_MESSAGES_NO_THREAD", `Message "${message.id}" has no threadId`);
-      if (!message.resourceId)
-        throw userError("SAVE_MESSAGES_NO_RESOURCE", `Message "${message.id}" has no resourceId`);
-      if (!claimed.has(message.threadId)) await this.threads.claim(message.threadId, message.resourceId);
-      else {
-        const found = await this.threads.owned(message.threadId);
-        if (found?.owner !== message.resourceId)
-          throw new SessionError(
-            "CONFLICT",
-            `Thread "${message.threadId}" is not resource "${message.resourceId}"'s`,
-          );
-      }
-      claimed.add(message.threadId);
-    }
-    const where = await this.whereStored(messages.map((m) => m.id));
-    const saved: MastraDBMessage[] = [];
-    for (const message of messages) {
-      const stored = { ...message, createdAt: createdAtOf(message.createdAt) } as MastraDBMessage;
-      await this.put(
-        sessionMessageOf(stored),
-        message.threadId as string,
-        message.resourceId as string,
-        where,
-      );
-      saved.push(stored);
-    }
-    // A thread's `updatedAt` is its session's last activity (threads.ts): the registry's row, touched once a thread.
-    for (const threadId of claimed) await this.threads.registry.touch(threadId);
-    return saved;
+  /** Saves (upserts) the messages; answers them as stored (save.ts). */
+  save(messages: readonly MastraDBMessage[]): Promise<MastraDBMessage[]> {
+    return saveMessages(this.steps, this.timed, this.threads, messages);
   }
 
   /** Applies the patches (content merged, its metadata deeply; a new `threadId` moves the message); answers them. */

@@ -40,9 +40,11 @@ export function sessionMessageOf(message: MastraDBMessage): SessionMessage {
     rest.content = undefined;
     rest.textOnly = true;
   }
+  // Format 2 is what a read answers when none is kept: not stored for every message.
+  if (rest.format === 2) rest.format = undefined;
   const extra: MastraExtra = { content: rest };
   if (typeof message.type === "string" && message.type !== "v2") extra.type = message.type;
-  if (typeof message.resourceId === "string") extra.resourceId = message.resourceId;
+  // A message's resource is its thread's owner (a save refuses any other, save.ts), which a read answers: not stored.
   return {
     id: message.id,
     role: message.role,

@@ -19,6 +19,7 @@ import {
 } from "@mastra/core/storage";
 import type { SessionProvider } from "../contract/provider.js";
 import type { SessionRegistry } from "../contract/registry.js";
+import type { StepCapableStore } from "../contract/step.js";
 import { SessionError } from "../errors.js";
 import type { SqlGraphItems } from "../sql/graph-store/steps.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
@@ -30,7 +31,7 @@ import { listThreads } from "./thread-list.js";
 import { MASTRA_SOURCE, MastraThreads } from "./threads.js";
 
 /** A store Mastra's memory can live in: a `SqliteStore` or a `PostgresStore` (PGlite and Citus included). */
-export interface MastraCapableStore {
+export interface MastraCapableStore extends StepCapableStore {
   readonly registry: SessionRegistry;
   readonly graphItems: SqlGraphItems;
   readonly timedMessages: TimedMessages;
@@ -55,7 +56,7 @@ export class AgentSessionMemoryStorage extends MemoryStorage {
       );
     }
     this.threads = new MastraThreads(store.registry, new MastraRecords(store.graphItems));
-    this.messages = new MastraMessages((id) => store.session(id), store.timedMessages, this.threads);
+    this.messages = new MastraMessages((id) => store.session(id), store.timedMessages, this.threads, store);
   }
 
   async getThreadById({ threadId, resourceId }: { threadId: string; resourceId?: string }) {

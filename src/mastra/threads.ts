@@ -13,6 +13,9 @@ import type { MastraRecords, ThreadRecord } from "./records.js";
 /** The source a Mastra thread's session is registered with. */
 export const MASTRA_SOURCE = "mastra";
 
+// Threads whose owner a save remembers (the oldest forgotten first).
+const REMEMBERED = 1024;
+
 const iso = (value: unknown): string =>
   (value instanceof Date ? value : new Date(String(value ?? Date.now()))).toISOString();
 
@@ -37,6 +40,11 @@ export function threadOf(info: SessionInfo, owner: string, record: ThreadRecord 
 
 /** The threads of a store: registered sessions with their owner's records. */
 export class MastraThreads {
+  // Thread → the owner this process found it registered to. Only a save reads it (save.ts), and every write of a
+  // save checks the owner and source again inside its own transaction (a step's guard), so a thread deleted or
+  // registered again elsewhere refuses the write (NOT_FOUND) and the save reads the registry again.
+  private readonly known = new Map<string, string>();
+
   constructor(
     readonly registry: SessionRegistry,
     readonly records: MastraRecords,
@@ -79,7 +87,24 @@ export class MastraThreads {
     if (info.source !== MASTRA_SOURCE) {
       throw new SessionError("CONFLICT", `Session "${threadId}" exists and is not a Mastra thread`);
     }
+    this.remember(threadId, owner);
     return info;
+  }
+
+  /** The owner this process last found the thread registered to (for guarded writes only; see `known`). */
+  knownOwner(threadId: string): string | undefined {
+    return this.known.get(threadId);
+  }
+
+  /** Forgets the owners of threads (a guarded write found one changed). */
+  forget(threadIds: Iterable<string>): void {
+    for (const id of threadIds) this.known.delete(id);
+  }
+
+  private remember(threadId: string, owner: string): void {
+    this.known.delete(threadId);
+    this.known.set(threadId, owner);
+    if (this.known.size > REMEMBERED) this.known.delete(this.known.keys().next().value as string);
   }
 
   /** Saves a thread (an upsert of its fields); a thread of another resource is `CONFLICT`. */
@@ -115,6 +140,7 @@ export class MastraThreads {
 
   /** Erases the thread's session (its messages and everything derived) and its record. */
   async delete(threadId: string): Promise<void> {
+    this.known.delete(threadId);
     const found = await this.owned(threadId);
     if (this.registry.erase) await this.registry.erase(threadId);
     else await this.registry.delete(threadId);

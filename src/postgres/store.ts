@@ -54,6 +54,7 @@ import { prepareVectors } from "./search/vectors-citus.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
 import { PostgresStreams } from "./streams.js";
+import { postgresList } from "./timed-list.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
 /**
@@ -135,8 +136,11 @@ export class PostgresStore
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
     this.graphItems = new PostgresGraphItems(ready, this.tables);
-    this.timedMessages = postgresTimedMessages(ready, this.tables, async (sessionId, ids) =>
-      readMessagesById(await ready(), this.tables, sessionId, ids),
+    this.timedMessages = postgresTimedMessages(
+      ready,
+      this.tables,
+      async (sessionId, ids) => readMessagesById(await ready(), this.tables, sessionId, ids),
+      async (...page) => postgresList(await ready(), tables, ...page),
     );
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);

@@ -2,7 +2,7 @@
 import type { Executor } from "../engines/postgres/client.js";
 import { migrationLock } from "../engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../engines/postgres/tables.js";
-import { indexedFirst, TimedMessages } from "./reads.js";
+import { indexedFirst, type ListPage, once, TimedMessages } from "./reads.js";
 import { type TimedRow, timedStatements } from "./statements.js";
 
 /** The reads' indexes, made by the first read (indexedFirst): a session's messages by time, a message by id. */
@@ -19,6 +19,7 @@ export function postgresTimedMessages(
   ready: () => Promise<Executor>,
   t: Tables,
   messagesOf: TimedMessages["messagesOf"],
+  list?: ListPage,
 ): TimedMessages {
   // Read when a statement is made: a Citus store sets its layout after the tables are named.
   const statements = () =>
@@ -28,21 +29,23 @@ export function postgresTimedMessages(
       placeholder: (n) => `$${n}`,
       timeCast: "::timestamptz",
       joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
+      idArray: true,
     });
+  // Under the lock every layout change holds, so two processes' first reads do not race to create one index.
+  const indexed = once(async () =>
+    (await ready()).transaction(async (query) => {
+      await migrationLock(query, t);
+      for (const sql of timedMessageIndexesSql(t)) await query(sql);
+    }),
+  );
   return new TimedMessages(
     statements,
-    indexedFirst(
-      // Under the lock every layout change holds, so two processes' first reads do not race to create one index.
-      async () =>
-        (await ready()).transaction(async (query) => {
-          await migrationLock(query, t);
-          for (const sql of timedMessageIndexesSql(t)) await query(sql);
-        }),
-      async (statement) => {
-        const executor = await ready();
-        return executor.query<TimedRow>(statement.sql, statement.params);
-      },
-    ),
+    indexedFirst(indexed, async (statement) => {
+      const executor = await ready();
+      return executor.query<TimedRow>(statement.sql, statement.params, statement.prepared);
+    }),
     messagesOf,
+    list,
+    indexed,
   );
 }

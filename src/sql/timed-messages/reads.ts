@@ -12,6 +12,27 @@ import {
   type TimedStatements,
 } from "./statements.js";
 
+/** A scope of threads read whole by one statement: only sessions of `source`, of an owner (`owner` when given). */
+export interface OwnedScope extends TimedScope {
+  source: string;
+  owner?: string | undefined;
+}
+
+/** A page read in one statement: the scope's count, its sessions' owners, and the page's messages, opened. */
+export interface ListedPage {
+  total: number;
+  owners: Map<string, string>;
+  rows: { at: LocatedMessage; owner: string; message: SessionMessage }[];
+}
+
+/** An engine's one-statement page (undefined where it has none: the caller reads `count`, `page` and the rows). */
+export type ListPage = (
+  scope: OwnedScope,
+  descending: boolean,
+  limit: number,
+  offset: number,
+) => Promise<ListedPage | undefined>;
+
 // Ids per `locate` statement (under every engine's parameter limit).
 const IDS_PER_STATEMENT = 500;
 
@@ -25,7 +46,22 @@ export class TimedMessages {
      * a caller reads message by message).
      */
     readonly messagesOf?: (sessionId: string, ids: readonly string[]) => Promise<SessionMessage[]>,
+    private readonly listPage?: ListPage,
+    private readonly indexed: () => Promise<void> = async () => undefined,
   ) {}
+
+  /** The page, count and owners in one statement where the engine reads them so; else undefined. */
+  async list(
+    scope: OwnedScope,
+    descending: boolean,
+    limit: number,
+    offset: number,
+  ): Promise<ListedPage | undefined> {
+    if (!this.listPage) return undefined;
+    if (scope.sessionIds.length === 0) return { total: 0, owners: new Map(), rows: [] };
+    await this.indexed();
+    return this.listPage(scope, descending, limit, offset);
+  }
 
   /** Where each of `ids` is stored (ids not stored are left out; an id stored in two sessions, each). */
   async locate(ids: readonly string[]): Promise<LocatedMessage[]> {
@@ -75,13 +111,21 @@ export function indexedFirst(
   index: () => Promise<void>,
   rows: (statement: TimedStatement) => Promise<TimedRow[]>,
 ): (statement: TimedStatement) => Promise<TimedRow[]> {
-  let indexed: Promise<void> | undefined;
+  const indexed = once(index);
   return async (statement) => {
+    await indexed();
+    return rows(statement);
+  };
+}
+
+/** `index`, run by the first call only (a failed run is thrown, and run again by the next call). */
+export function once(index: () => Promise<void>): () => Promise<void> {
+  let indexed: Promise<void> | undefined;
+  return () => {
     indexed ??= index().catch((error: unknown) => {
       indexed = undefined;
       throw error;
     });
-    await indexed;
-    return rows(statement);
+    return indexed;
   };
 }

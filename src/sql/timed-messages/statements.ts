@@ -27,10 +27,11 @@ export interface TimedScope {
   end?: TimeBound | undefined;
 }
 
-/** One statement: its text and parameters. */
+/** One statement: its text and parameters; `prepared` where its text is the same whatever the values. */
 export interface TimedStatement {
   sql: string;
   params: unknown[];
+  prepared?: boolean;
 }
 
 /** How an engine writes a statement: its tables and the n-th placeholder (1-based). */
@@ -42,6 +43,8 @@ export interface TimedDialect {
   timeCast: string;
   /** The join of a message `m` to its head `h` (Citus adds the session id both carry, so the join stays on a shard). */
   joinHead: string;
+  /** Ids as one array parameter (`= ANY($1)`: one statement text, prepared once) rather than a placeholder each. */
+  idArray?: boolean;
 }
 
 // The rows of a scope: its sessions' messages within the time range, and the parameters so far.
@@ -67,11 +70,15 @@ export function timedStatements(d: TimedDialect) {
   return {
     /** The stored messages of `ids` in any session: `id, session_id, created_at, seq`. */
     locate(ids: readonly string[]): TimedStatement {
+      const from = `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead}`;
+      if (d.idArray)
+        return {
+          sql: `${from} WHERE m.id = ANY(${d.placeholder(1)}::text[])`,
+          params: [ids],
+          prepared: true,
+        };
       const marks = ids.map((_, i) => d.placeholder(i + 1)).join(", ");
-      return {
-        sql: `SELECT ${columns} FROM ${d.messages} m JOIN ${d.heads} h ON ${d.joinHead} WHERE m.id IN (${marks})`,
-        params: [...ids],
-      };
+      return { sql: `${from} WHERE m.id IN (${marks})`, params: [...ids] };
     },
     /** A page of the scope's messages by time (ties by insertion): `id, session_id`. */
     page(scope: TimedScope, descending: boolean, limit: number, offset: number): TimedStatement {

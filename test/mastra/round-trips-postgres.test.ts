@@ -1,0 +1,80 @@
+// The statements the Mastra door sends to one Postgres server (docs/MASTRA.md, "Costs"; docs/PERFORMANCE.md, "Mastra
+// memory storages"): on a short thread a save's and a list's time is their round trips, so their count is held here
+// and cannot creep up unseen. Exact counts, not a timing: lower them when a change removes a statement.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import type { MastraDBMessage } from "@mastra/core/memory";
+import pg from "pg";
+import { AgentSessionMemoryStorage } from "../../src/mastra/index.js";
+import { PostgresStore } from "../../src/postgres/index.js";
+import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { nodeTooOld } from "./backends.js";
+
+// Every statement a client of the pool sends while `counting` (BEGIN and COMMIT included).
+let counting = false;
+let sent = 0;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (counting) sent++;
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+async function counted(run: () => Promise<unknown>): Promise<number> {
+  sent = 0;
+  counting = true;
+  try {
+    await run();
+  } finally {
+    counting = false;
+  }
+  return sent;
+}
+
+let n = 0;
+const message = (text: string) =>
+  ({
+    id: `m${++n}`,
+    threadId: "t1",
+    resourceId: "alice",
+    role: n % 2 ? "user" : "assistant",
+    createdAt: new Date(Date.UTC(2025, 0, 1) + n * 1000),
+    content: { format: 2, parts: [{ type: "text", text }] },
+  }) as MastraDBMessage;
+
+const reason = nodeTooOld() ?? (await postgresUnavailable());
+if (reason) console.log(`Skipping the Mastra door's round trips on Postgres: ${reason}`);
+test("Postgres: a warm thread's save and last-40 list send the statements they send today", {
+  skip: reason ?? false,
+}, async () => {
+  const pool = testPool(2);
+  after(() => pool.end());
+  const schema = `agent_session_mastra_trips_${process.pid}`;
+  await dropSchema(pool, schema);
+  try {
+    const store = await PostgresStore.open(pool, { schema });
+    const memory = new AgentSessionMemoryStorage(store);
+    for (let i = 0; i < 50; i++) await memory.saveMessages({ messages: [message(`warm ${i}`)] });
+    // The ids looked up; the two appended as one step: BEGIN, an append each (the registry row's source and owner
+    // checked and the row touched by the last), COMMIT. No registry read: the thread's owner is known.
+    const turn = await counted(() => memory.saveMessages({ messages: [message("a"), message("b")] }));
+    assert.equal(turn, 5);
+    // One message: the look-up, and the step as one statement.
+    assert.equal(await counted(() => memory.saveMessages({ messages: [message("c")] })), 2);
+    // The last 40: one statement (the thread's registry row, its count and its 40 newest rows).
+    const last40 = {
+      threadId: "t1",
+      perPage: 40,
+      orderBy: { field: "createdAt", direction: "DESC" },
+    } as const;
+    assert.equal(await counted(() => memory.listMessages(last40)), 1);
+    assert.equal(await counted(() => memory.listMessages({ ...last40, resourceId: "alice" })), 1);
+    const listed = await memory.listMessages(last40);
+    assert.equal(listed.messages.length, 40);
+    assert.equal(listed.total, 53);
+    const newest = listed.messages[0]?.content.parts[0] as { text?: string } | undefined;
+    assert.equal(newest?.text, "c");
+    await store.close();
+  } finally {
+    await dropSchema(pool, schema);
+  }
+});
