@@ -7,11 +7,12 @@ import { COMPACTION_PREFIX, isCompactionMessage } from "../message/overlay.js";
 import { parseInput } from "../schema/parse.js";
 import { alreadySent, assertUnanswered, leafBeforeSend } from "./chat-conflict.js";
 import { acceptToolResults } from "./continuation.js";
+import { EditedIds } from "./edited-ids.js";
 import { checkRegenerated, regeneratedParent } from "./regenerate.js";
 import { chatRequest, postedMessages } from "./request-schema.js";
 import { RequestBytes } from "./request-size.js";
 import type { ResumableStreams } from "./resumable.js";
-import { type ChatStorage, editedId, sameParts } from "./storage.js";
+import { type ChatStorage, sameParts } from "./storage.js";
 
 /**
  * How many entries at the end of a posted `messages` array are read. The rest is never looked at: the stored
@@ -98,7 +99,8 @@ export async function planTurn(
   const last = posted[posted.length - 1]!;
   // Where the last message sits in the request, for a refusal's issue.
   const lastPath = whole ? `messages.${request.messages!.length - 1}` : "message";
-  const spot = await locate(storage, last, whole);
+  const edits = new EditedIds(storage);
+  const spot = await locate(storage, last, whole ? edits : null);
   const regenerate = request.trigger === "regenerate-message";
   if (regenerate && last.role === "assistant" && !spot.overlay) {
     return { kind: "answer", under: await regenerated(storage, last, spot, request.messageId) };
@@ -129,7 +131,7 @@ export async function planTurn(
   // request failed before storing its own), anything else after it is not the page's to add and is skipped.
   for (let i = posted.length - 2; i >= 0; i--) {
     const entry = posted[i]!;
-    const at = await locate(storage, entry, true);
+    const at = await locate(storage, entry, edits);
     if (at.stored || at.overlay) {
       await assertUnanswered(storage, at.id, leaf, edit);
       return { kind: "send", parentId: at.id, messages: added, leaf };
@@ -203,12 +205,12 @@ function measured(bytes: RequestBytes, message: SessionMessage): SessionMessage 
 }
 
 /**
- * Where a posted message is (or will be) stored: its own id, or the id of its edit (`edits`: a user message
- * whose id is stored with other parts; else that is `UNSUPPORTED`). A summary the page shows (`loadChat` returns
+ * Where a posted message is (or will be) stored: its own id, or the id of its edit (`edits`, edited-ids.ts: a user
+ * message whose id is stored with other parts; without them that is `UNSUPPORTED`). A summary the page shows (`loadChat` returns
  * a compaction overlay in place of the range it covers) stands for the last message of that range. A stored
  * message posted under another role is `CONFLICT`: the page's copy is not the stored one.
  */
-async function locate(storage: ChatStorage, message: SessionMessage, edits: boolean): Promise<Spot> {
+async function locate(storage: ChatStorage, message: SessionMessage, edits: EditedIds | null): Promise<Spot> {
   if (isCompactionMessage(message)) {
     return { id: await overlayEnd(storage, message.id), stored: null, overlay: true };
   }
@@ -223,15 +225,13 @@ async function locate(storage: ChatStorage, message: SessionMessage, edits: bool
   }
   if (message.role !== "user" || sameParts(stored, message))
     return { id: message.id, stored, overlay: false };
-  if (!edits) {
+  if (edits === null) {
     throw new SessionError(
       "UNSUPPORTED",
       `Message "${message.id}" is stored with other content: send the whole conversation (messages) to store an edit`,
     );
   }
-  const id = editedId(message);
-  const edit = await storage.getMessage(id);
-  return { id, stored: edit, overlay: false };
+  return { ...(await edits.locate(message)), overlay: false };
 }
 
 /** The last message an overlay shown on the page covers (its `toMessageId`). */

@@ -1,6 +1,7 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
+import type { OwnerDigest } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
-import { base64Encode, sha256Base64url } from "../runtime/bytes.js";
+import { base64Encode } from "../runtime/bytes.js";
 
 /**
  * What the chat helpers need from a conversation: a `Session` (recommended: it validates, size-limits and
@@ -30,6 +31,12 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
   getBranches(messageId: string): Promise<M[]>;
   /** The session's overlays (a `Session` and this package's providers have it): a summary the page shows is placed by them. */
   getCompactions?(): Promise<StoredCompaction[]>;
+  /**
+   * The keyed digests of the session's owner, current key first (a `Session` and this package's providers have
+   * it; docs/PRIVACY.md, "Ids derived from content"): an edited message's id is keyed with them, and none (an owner
+   * in clear) keeps the plain SHA-256 id. A storage without it stores every edit under the plain digest of its text.
+   */
+  contentDigests?(): Promise<OwnerDigest[]>;
 }
 
 /** A random message id in the AI SDK's style (16 URL-safe characters), without loading `ai`. */
@@ -44,9 +51,11 @@ export function sameParts(a: SessionMessage, b: SessionMessage): boolean {
   return partsJson(a) === partsJson(b);
 }
 
-// The parts as JSON; parts JSON cannot hold (a BigInt, a cycle, nesting past the stack) are the page's bad input,
-// refused as an append would refuse them instead of escaping as a raw TypeError or RangeError.
-function partsJson(message: SessionMessage): string {
+/**
+ * The parts as JSON; parts JSON cannot hold (a BigInt, a cycle, nesting past the stack) are the page's bad input,
+ * refused as an append would refuse them instead of escaping as a raw TypeError or RangeError.
+ */
+export function partsJson(message: SessionMessage): string {
   try {
     return JSON.stringify(message.parts);
   } catch (error) {
@@ -60,16 +69,6 @@ function partsJson(message: SessionMessage): string {
 
 function sameContent(a: SessionMessage, b: SessionMessage): boolean {
   return a.role === b.role && sameParts(a, b) && JSON.stringify(a.metadata) === JSON.stringify(b.metadata);
-}
-
-/**
- * The stored id of an edited user message: `useChat` keeps the edited message's id, but the original stays in
- * the tree as a sibling, so the edit is stored under an id derived from the content. Deterministic, so the same
- * edit sent again (the page still holds the old id until it reloads) finds the same row. 128 bits of SHA-256: the
- * 32-bit FNV-1a hash used before let two different edits share an id (found by a search of a few thousand).
- */
-export function editedId(message: SessionMessage): string {
-  return `${message.id}~${sha256Base64url(partsJson(message)).slice(0, 22)}`;
 }
 
 /**

@@ -19,6 +19,7 @@ import type {
   SessionProvider,
   Siblings,
 } from "../contract/provider.js";
+import type { OwnerDigest } from "../contract/registry.js";
 import type { SearchHit, SearchItem, SearchOptions, WithFactHits } from "../contract/search.js";
 import type { SessionStore } from "../contract/store.js";
 import { optionsArg } from "../options-arg.js";
@@ -337,6 +338,18 @@ export class Session<M extends SessionMessage = SessionMessage> extends SessionW
   /** Every stored overlay of this session, oldest first (superseded ones included). */
   async getCompactions(): Promise<StoredCompaction[]> {
     return (await this.parts()).provider.getCompactions();
+  }
+
+  /**
+   * The keyed digests of this session's owner (docs/PRIVACY.md, "Ids derived from content"): the AI SDK door derives
+   * an edited message's id with them, so the id confirms no guess of the text. None for an owner in clear.
+   */
+  async contentDigests(): Promise<OwnerDigest[]> {
+    // This package's providers have it (store/provider.ts); another store's has not, and keeps plain digests.
+    const provider = (await this.parts()).provider as SessionProvider<M> & {
+      contentDigests?(): Promise<OwnerDigest[]>;
+    };
+    return (await provider.contentDigests?.()) ?? [];
   }
 
   /**

@@ -19,7 +19,8 @@ import type {
   UpsertOptions,
   UpsertResult,
 } from "../contract/provider.js";
-import type { SessionBinding, WritePolicy } from "../contract/store.js";
+import type { OwnerDigest } from "../contract/registry.js";
+import { isSessionStore, type SessionBinding, type WritePolicy } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import { ownTime } from "../message/created-at.js";
 import { assertId, assertParentId } from "../message/ids.js";
@@ -27,6 +28,7 @@ import { optionsArg } from "../options-arg.js";
 import { parseInput } from "../schema/parse.js";
 import { rule } from "../schema/to-session-error.js";
 import { newCompaction } from "./compactions.js";
+import { sessionDigestsOf } from "./content-digests.js";
 import type { ChangeFeed } from "./feed/feed.js";
 import {
   publishAppend,
@@ -122,6 +124,14 @@ export abstract class StoreProvider {
     assertId(messageId, "A message id", "messageId");
     // One row more than the cap: a message with more siblings is refused, never answered with a shortened list.
     return siblingsOf(messageId, await this.readSiblings(messageId, MAX_SIBLINGS + 1));
+  }
+
+  /**
+   * The keyed digests of this session's owner (docs/PRIVACY.md, "Ids derived from content"), which the AI SDK door
+   * derives an edited message's id with: none for an owner in clear (store/content-digests.ts).
+   */
+  async contentDigests(): Promise<OwnerDigest[]> {
+    return isSessionStore(this.context) ? sessionDigestsOf(this.context, this.sessionId) : [];
   }
 
   // The bound Session's policy, applied before the store's.

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { UIMessage } from "ai";
+import { editedId } from "../../src/ai-sdk/edited-ids.js";
 import { loadChat, persistChatTurn } from "../../src/ai-sdk/index.js";
-import { editedId } from "../../src/ai-sdk/storage.js";
 import { MemoryStore, Session, type SessionStore, SqliteStore } from "../../src/index.js";
 import { scriptedModel } from "../agent/helpers/mock-model.js";
 import { postgresStores } from "../fixtures/postgres-stores.js";
