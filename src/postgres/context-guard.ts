@@ -15,7 +15,7 @@ import { keepRecord } from "../sql/context-records/postgres.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import { type Guarded, guardInside, guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
-import { clusterGuardPasses, refused } from "./key-guard.js";
+import { clusterGuardPasses, refused } from "../sql/sealing/postgres-key-guard.js";
 import { keptGuard, storedBlock, storedEntry } from "./sealed-context.js";
 
 // What a guarded write's statement answers: rows written, and `keyed` false when its guard refused it.

@@ -9,6 +9,7 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { encodeContent } from "../sql/engines/postgres/text.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { writeBlockRow, writeEntryRow } from "./context-guard.js";
 import {
   type BlockRow,
@@ -20,7 +21,6 @@ import {
   readBlockRow,
   writeSealedRow,
 } from "./sealed-context.js";
-import type { KeyedTables } from "./sealing.js";
 
 type Ready = () => Promise<Executor>;
 

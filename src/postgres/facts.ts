@@ -19,9 +19,9 @@ import { PostgresFactVectors } from "../sql/fact-vectors/postgres.js";
 import { forgetDanglingSources } from "../sql/facts/dangling.js";
 import { factTables, postgresFacts, sourcedSql } from "../sql/facts/postgres.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { openContents } from "../sql/sealing/postgres-stored-form.js";
 import type { FactFilter } from "../store/facts.js";
-import type { KeyedTables } from "./sealing.js";
-import { openContents } from "./stored-form.js";
 
 /** Migration 23: facts, their sources (by session for erasure), and each session's learn mark. */
 export function factTablesSql(t: Tables): string[] {

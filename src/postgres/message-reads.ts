@@ -9,8 +9,8 @@ import { parseMessage } from "../message/json.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { hydrate } from "../sql/media/postgres.js";
+import { openContent, openContents } from "../sql/sealing/postgres-stored-form.js";
 import { contentHashes } from "../store/media/offload.js";
-import { openContent, openContents } from "./stored-form.js";
 
 /** One message of a session by id: $1 session, $2 id. */
 export const messageSql = statement(

@@ -17,6 +17,7 @@ import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
 import { deleteStatement } from "../sql/registry/postgres-writes.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
@@ -26,7 +27,6 @@ import { loggedAt } from "../store/written.js";
 import type { PostgresBackend } from "./backend.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
-import type { KeyedTables } from "./sealing.js";
 
 type Ready = () => Promise<Executor>;
 

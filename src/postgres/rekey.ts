@@ -20,6 +20,7 @@ import { rekeyStatements } from "../sql/rekey/postgres.js";
 import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
 import { rekeyWith } from "../sql/rekey/steps.js";
 import type { RekeyTable, SummaryRow } from "../sql/rekey/table.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
@@ -35,7 +36,6 @@ import {
   storedBlock,
   storedEntry,
 } from "./sealed-context.js";
-import type { KeyedTables } from "./sealing.js";
 import { vectorTables } from "./search/vectors-schema.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */

@@ -299,7 +299,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 17, statements: streamTables },
-  // Encryption at rest (postgres/sealing.ts): a keyed check of each encrypted owner's key, under a hash of the owner
+  // Encryption at rest (sql/sealing/postgres.ts): a keyed check of each encrypted owner's key, under a hash of the owner
   // id (never the id, never the key), so a wrong key is refused before anything is written or read as garbage.
   {
     version: 18,

@@ -17,10 +17,10 @@ import type { Query } from "../sql/engines/postgres/client.js";
 import { ownerHashSql, toTsvector } from "../sql/engines/postgres/fts.js";
 import { type Guarded, guardedOf } from "../sql/engines/postgres/owner-guard.js";
 import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { guardedKey } from "../sql/sealing/postgres-key-guard.js";
 import { ownerGuard } from "../store/crypto/write-guard.js";
 import { ownerHash } from "../store/owner.js";
-import { guardedKey } from "./key-guard.js";
-import type { KeyedTables } from "./sealing.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export async function keyOwner(query: Query, t: KeyedTables, key: string): Promise<string | null> {

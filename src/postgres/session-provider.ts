@@ -18,6 +18,7 @@ import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { hydrate, joined, releaseMessages, releaseSession } from "../sql/media/postgres.js";
+import { openContents, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { postgresToolRows } from "../sql/tool-rows/postgres.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
@@ -43,7 +44,6 @@ import {
   storedMessage,
 } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { openContents, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";

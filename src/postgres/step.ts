@@ -18,6 +18,7 @@ import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { joined, releaseMessages } from "../sql/media/postgres.js";
 import { countersSql } from "../sql/registry/postgres.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
+import { messageForm, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
@@ -29,7 +30,6 @@ import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { storedJson } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { messageForm, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { deleteRows } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.

@@ -3,11 +3,11 @@
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { guardParams } from "../sql/engines/postgres/owner-guard.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { clusterGuardPasses, guardedKey, refused, reliesOnGuard } from "../sql/sealing/postgres-key-guard.js";
 import { postgresStreams } from "../sql/streams/postgres.js";
 import { SqlStreams, type StreamEngine } from "../sql/streams/steps.js";
 import { isSealed } from "../store/crypto/seal.js";
-import { clusterGuardPasses, guardedKey, refused, reliesOnGuard } from "./key-guard.js";
-import type { KeyedTables } from "./sealing.js";
 
 /** Postgres's kept streams: each call one statement (a start: one transaction). */
 export class PostgresStreams extends SqlStreams {

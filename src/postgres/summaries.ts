@@ -9,12 +9,12 @@ import type { StoredCompaction } from "../contract/message.js";
 import { SessionError } from "../errors.js";
 import type { Query } from "../sql/engines/postgres/client.js";
 import { decodeContent, encodeContent } from "../sql/engines/postgres/text.js";
+import type { ClearGuard, KeyedTables, KeyGuard } from "../sql/sealing/postgres.js";
+import { importKey } from "../sql/sealing/postgres-clear-owners.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { encode } from "../store/crypto/row-codec.js";
 import { isSealed } from "../store/crypto/seal.js";
 import { chooseOverlays, type OverlaySpan } from "../store/overlays.js";
-import { importKey } from "./clear-owners.js";
-import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
 
 /** A compaction row as Postgres stores it: the summary may be encoded (text.ts) or sealed. */
 export interface StoredCompactionRow extends CompactionRow {

@@ -9,9 +9,9 @@ import { canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import type { NodeRow } from "../sql/engines/sqlite/tree.js";
 import { hydrate } from "../sql/media/sqlite.js";
 import { contentHashes } from "../store/media/offload.js";
-import type { NodeRow } from "./tree.js";
 
 /** A session's head with one of its messages (the latest leaf unless named) and whether it has overlays. */
 export interface Located {

@@ -18,6 +18,7 @@ import { REKEY } from "../sql/rekey/sqlite.js";
 import { REKEY_CLEAR } from "../sql/rekey/sqlite-clear.js";
 import { rekeyWith } from "../sql/rekey/steps.js";
 import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../sql/rekey/table.js";
+import { storedForm } from "../sql/sealing/sqlite.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../store/crypto/seal.js";
@@ -30,7 +31,6 @@ import {
   storedBlock,
   storedEntry,
 } from "./sealed-context.js";
-import { storedForm } from "./sealing.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.

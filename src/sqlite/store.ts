@@ -18,6 +18,7 @@ import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engine
 import { SqliteGraphItems } from "../sql/graph-store/sqlite.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
+import { sqliteKeys } from "../sql/sealing/sqlite.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import { sqliteTimedMessages } from "../sql/timed-messages/sqlite.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
@@ -40,7 +41,6 @@ import { IdleWork } from "./idle-work.js";
 import { SqliteSessionRegistry } from "./registry.js";
 import { rekeySqlite } from "./rekey.js";
 import { migrate } from "./schema.js";
-import { sqliteKeys } from "./sealing.js";
 import { flushSearchIndex } from "./search/indexing.js";
 import { activePathIds } from "./search/path-ids.js";
 import { SqliteMessageSearch } from "./search/search.js";

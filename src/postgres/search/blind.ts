@@ -9,7 +9,7 @@ import { assertBlindOwners, type BlindTokens, blindTokensOf } from "../../search
 import type { SearchPlan } from "../../search/options.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import { ownerHashSql } from "../../sql/engines/postgres/fts.js";
-import type { KeyedTables, PostgresKeys } from "../sealing.js";
+import type { KeyedTables, PostgresKeys } from "../../sql/sealing/postgres.js";
 
 type Scope = Pick<SearchPlan, "sessionId" | "sessionIds" | "owner">;
 

@@ -17,8 +17,8 @@ import {
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { ancestorCte, isoSql, stepTo } from "../../sql/engines/postgres/tree.js";
+import { openContent } from "../../sql/sealing/postgres-stored-form.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { openContent } from "../stored-form.js";
 import type { PageHit } from "./page.js";
 
 /** The results of `hits`, each with its overlay mark and, when the plan asks, its context. */

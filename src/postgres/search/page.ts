@@ -11,8 +11,8 @@ import type { ScoreLookup } from "../../search/pipeline.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { ancestorCte, isoSql, pathCte } from "../../sql/engines/postgres/tree.js";
+import { openContents } from "../../sql/sealing/postgres-stored-form.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { openContents } from "../stored-form.js";
 
 /** What a candidate brings from the candidate statement. */
 export interface Candidate {

@@ -2,6 +2,7 @@ import type { TransferSession } from "../../contract/transfer.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { loadAttachments } from "../../sql/media/postgres.js";
+import { openContent } from "../../sql/sealing/postgres-stored-form.js";
 import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type PostgresHead, postgresExportTable } from "../../sql/transfer/postgres-export.js";
 import { sessionImport } from "../../sql/transfer/postgres-import.js";
@@ -9,7 +10,6 @@ import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/
 import type { PostgresBackend } from "../backend.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { openContent } from "../stored-form.js";
 import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
 import { POSTGRES_IMPORT } from "./import.js";
 import { rowsImport } from "./rows.js";

@@ -45,7 +45,7 @@ export interface PostgresImportHelpers {
   time(value: unknown, what: string, path: string): string;
 }
 
-/** What the import needs of the store's keys (postgres/sealing.ts PostgresKeys): an owner's name sealed. */
+/** What the import needs of the store's keys (sql/sealing/postgres.ts PostgresKeys): an owner's name sealed. */
 export interface ImportKeys {
   run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T>;
 }

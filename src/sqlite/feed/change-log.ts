@@ -1,6 +1,7 @@
 import type { ChangeEvent } from "../../contract/feed.js";
 import type { SessionMessage } from "../../contract/message.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { openSummary } from "../../sql/sealing/sqlite.js";
 import {
   type ChangeLogOptions,
   type ChangeRow,
@@ -13,7 +14,6 @@ import {
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
-import { openSummary } from "../sealing.js";
 
 // Created on first use rather than as a migration: only stores opened with `changeLog` write it, and a database
 // without it pays nothing. AUTOINCREMENT: a pruned seq is never handed out again, so cursors stay unique.

@@ -7,7 +7,7 @@
  */
 import type { BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { onPaths } from "../tree.js";
+import { onPaths } from "../../sql/engines/sqlite/tree.js";
 import { headBranched } from "./page.js";
 import type { SearchState } from "./state.js";
 

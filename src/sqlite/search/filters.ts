@@ -10,7 +10,7 @@
  */
 import { hasFilters, type SearchFilters } from "../../search/options.js";
 import type { SqlValue } from "../../sql/engines/sqlite/driver.js";
-import { ACTIVE_PATHS_SEQS } from "../tree.js";
+import { ACTIVE_PATHS_SEQS } from "../../sql/engines/sqlite/tree.js";
 
 /** A condition on the messages `m` and its parameters, in order. */
 export interface FilterSql {

@@ -6,7 +6,7 @@ import { acceptsHit, hasFilters, type SearchPlan } from "../../search/options.js
 import type { ScoreLookup } from "../../search/pipeline.js";
 import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { onPaths } from "../tree.js";
+import { onPaths } from "../../sql/engines/sqlite/tree.js";
 
 /** A session's head as the hits need it: its id, leaf and whether it has other branches (count vs depth). */
 export interface HitHead {

@@ -12,7 +12,9 @@ import { SessionError } from "../../errors.js";
 import { knownIds } from "../../sql/context-records/sqlite.js";
 import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { jumpFor, nodeById } from "../../sql/engines/sqlite/tree.js";
 import { planImportLinks } from "../../sql/media/sqlite.js";
+import { storedForm, storedSummary } from "../../sql/sealing/sqlite.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { SqliteImportHelpers } from "../../sql/transfer/sqlite-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
@@ -20,10 +22,8 @@ import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.j
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { ensureHead } from "../append.js";
 import { storedBlock, storedEntry } from "../sealed-context.js";
-import { storedForm, storedSummary } from "../sealing.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { retokenizeOwned } from "../search/retokenize.js";
-import { jumpFor, nodeById } from "../tree.js";
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
 export function insertMessage(

@@ -1,17 +1,17 @@
 /**
- * The snapshot one operation of a Postgres store's keys (sealing.ts) answers from: {@link ContentKeys} asks its
+ * The snapshot one operation of a Postgres store's keys (postgres.ts) answers from: {@link ContentKeys} asks its
  * records synchronously, so the records here answer from what the operation loaded and signal what they miss (a
  * {@link Miss}), which {@link loadMiss} reads (or records) through the operation's query function before the
  * operation runs again.
  */
-import { SessionError } from "../errors.js";
-import type { Query } from "../sql/engines/postgres/client.js";
-import { ownerHashSql } from "../sql/engines/postgres/fts.js";
-import { ownerLockSql } from "../sql/engines/postgres/owner-guard.js";
-import { beginRotation, readRotation } from "../sql/rekey/postgres-rotation.js";
-import type { KeyRecords } from "../store/crypto/content-keys.js";
-import { ownerHash } from "../store/owner.js";
-import type { KeyCache } from "./key-cache.js";
+import { SessionError } from "../../errors.js";
+import type { KeyRecords } from "../../store/crypto/content-keys.js";
+import { ownerHash } from "../../store/owner.js";
+import type { Query } from "../engines/postgres/client.js";
+import { ownerHashSql } from "../engines/postgres/fts.js";
+import { ownerLockSql } from "../engines/postgres/owner-guard.js";
+import { beginRotation, readRotation } from "../rekey/postgres-rotation.js";
+import type { KeyCache } from "./postgres-key-cache.js";
 
 /** The tables the keys read: the registry (owners), the key checks and the rotations. */
 export interface KeyTables {
@@ -64,7 +64,7 @@ export function snapshotRecords(current: () => Snapshot, deleted: string[]): Key
     readCheck: (hash) => snapshotCheck(current(), hash),
     readOwnerCheck: (sessionId, owner, hash) => {
       const snapshot = current();
-      // A check known unread (cached): the write's statement compares the session's owner (key-guard.ts). Else the
+      // A check known unread (cached): the write's statement compares the session's owner (postgres-key-guard.ts). Else the
       // owner is read with the check, in the statement that would have read the check alone (loadMiss), so a write
       // in clear, whose statement carries no guard on a cluster, finds a session given another owner.
       if (snapshot.checks.get(hash) !== undefined) return { owner, check: snapshotCheck(snapshot, hash) };

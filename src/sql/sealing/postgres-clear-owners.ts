@@ -2,14 +2,15 @@
  * The key guard of a bulk write in clear on Postgres (an import's batch of a session, a run of imported blocks and
  * entries, an adoption through them): its rows are written many to a statement and carry no guard of their own, so
  * the owners its look-up found without a key are held instead. Each one's advisory lock is taken shared for the
- * rest of the write's transaction (the record of an owner's first key takes it exclusive, key-snapshot.ts), and only
+ * rest of the write's transaction (the record of an owner's first key takes it exclusive, postgres-key-snapshot.ts), and only
  * then is the key table read again: a first key committed between the look-up and the lock is seen (the write then
  * looks its key up again, `DECRYPT_FAILED` without it), and one recorded later waits for the write's commit.
  */
-import type { Query } from "../sql/engines/postgres/client.js";
-import { ownerLockSql } from "../sql/engines/postgres/owner-guard.js";
-import { ownerHash } from "../store/owner.js";
-import type { KeyedTables } from "./sealing.js";
+
+import { ownerHash } from "../../store/owner.js";
+import type { Query } from "../engines/postgres/client.js";
+import { ownerLockSql } from "../engines/postgres/owner-guard.js";
+import type { KeyedTables } from "./postgres.js";
 
 /** Whether the owners `hashes` (found without a key) still have none, their locks held for the transaction. */
 export async function clearOwnersHold(
@@ -31,7 +32,7 @@ export async function clearOwnersHold(
 
 /**
  * The key an import's batch of `sessionId` writes under (null: in clear), looked up afresh in the batch's
- * transaction: in clear for an owner, that owner is held without a key until the batch commits (clear-owners.ts),
+ * transaction: in clear for an owner, that owner is held without a key until the batch commits (postgres-clear-owners.ts),
  * else looked up again (`DECRYPT_FAILED` where the store lacks the key recorded meanwhile).
  */
 export async function importKey(query: Query, t: KeyedTables, sessionId: string): Promise<Uint8Array | null> {

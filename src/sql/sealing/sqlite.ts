@@ -2,16 +2,16 @@
  * Encryption at rest on SQLite (store/crypto): the owner and key-check rows a store's keys read, and the stored
  * form of a message's JSON and of an overlay's summary (sealed for an owner with a key, else as it is).
  */
-import { SessionError } from "../errors.js";
-import { contentSql, storedText } from "../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { readFreeText, storedFreeText } from "../sql/engines/sqlite/free-text.js";
-import { beginRotation, readRotation } from "../sql/rekey/sqlite-rotation.js";
-import { ContentKeys, type KeyRecords } from "../store/crypto/content-keys.js";
-import type { Keyring } from "../store/crypto/keyring.js";
-import { decodeWith, encode } from "../store/crypto/row-codec.js";
-import { isSealed, keyId, sealedHash, sealedStart } from "../store/crypto/seal.js";
-import { contentHash } from "../store/write-policy.js";
+import { SessionError } from "../../errors.js";
+import { ContentKeys, type KeyRecords } from "../../store/crypto/content-keys.js";
+import type { Keyring } from "../../store/crypto/keyring.js";
+import { decodeWith, encode } from "../../store/crypto/row-codec.js";
+import { isSealed, keyId, sealedHash, sealedStart } from "../../store/crypto/seal.js";
+import { contentHash } from "../../store/write-policy.js";
+import { contentSql, storedText } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { readFreeText, storedFreeText } from "../engines/sqlite/free-text.js";
+import { beginRotation, readRotation } from "../rekey/sqlite-rotation.js";
 
 /** The keys of a store opened with `keyring`, reading owners and key checks through `driver`. */
 export function sqliteKeys(driver: SqlDriver, keyring: Keyring): ContentKeys {

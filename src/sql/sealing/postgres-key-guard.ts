@@ -1,27 +1,27 @@
 /**
- * The key guard of a sealed write on Postgres (sealing.ts KeyGuard): a store caches the key checks it read and the
+ * The key guard of a sealed write on Postgres (postgres.ts KeyGuard): a store caches the key checks it read and the
  * sessions' owners, so a write's statement itself requires the check its content was sealed under to be still the
  * owner's recorded one and the session to be still that owner's, and a write refused by it is sealed again with
  * the owner and check read anew (a rotation another process started, an erasure, or the session deleted and created
  * again under its id for another owner), which refuses a process whose keyring answers the old key, or none for the
  * new owner (`DECRYPT_FAILED`). A write in clear of a session this process found in clear carries a guard too, on
- * one server (sealing.ts ClearGuard): the owner it found has no recorded check (none found: the session has no
+ * one server (postgres.ts ClearGuard): the owner it found has no recorded check (none found: the session has no
  * owner), else nothing is written and the write looks the owner and its check up as a first write does: sealed, or
  * refused `DECRYPT_FAILED` without the owner's key.
  */
-import type { OwnerExpectation } from "../contract/checkpoints.js";
-import { SessionError } from "../errors.js";
-import type { Query } from "../sql/engines/postgres/client.js";
+import type { OwnerExpectation } from "../../contract/checkpoints.js";
+import { SessionError } from "../../errors.js";
+import { ownerHash } from "../../store/owner.js";
+import type { Query } from "../engines/postgres/client.js";
 import {
   type Guarded,
   guardParams,
   guardSql,
   ownerGuardFunction,
   ownerLockSql,
-} from "../sql/engines/postgres/owner-guard.js";
-import { ownerHash } from "../store/owner.js";
-import type { KeyedTables } from "./sealing.js";
-import { type StoredForm, storedForm } from "./stored-form.js";
+} from "../engines/postgres/owner-guard.js";
+import type { KeyedTables } from "./postgres.js";
+import { type StoredForm, storedForm } from "./postgres-stored-form.js";
 
 /**
  * On a cluster, whether the guard of a write without it inside ({@link guardInside}) lets the write through: a
@@ -52,7 +52,7 @@ export async function clusterGuardPasses(
  * Whether the guard of a write of several statements lets it through, on any layout: a statement of its own at the
  * start of the write's transaction (no statement of the write carries it). On a cluster {@link clusterGuardPasses}.
  * On one server a write in clear first takes the owner's advisory lock shared for the rest of the transaction (the
- * record of an owner's first key takes it exclusive, key-snapshot.ts), so the guard's read after it sees a first key
+ * record of an owner's first key takes it exclusive, postgres-key-snapshot.ts), so the guard's read after it sees a first key
  * committed meanwhile and one recorded later waits for the write's commit; a sealed write's guard locks the key
  * check's row (FOR SHARE), which a rotation or erasure waits for. `expect` (one server only: {@link checksOwner}):
  * the same statement also reads whether the session is registered, and a guard that passed compared the
@@ -126,7 +126,7 @@ export function refused(t: KeyedTables, sessionId: string, form: Guarded, tries:
 /**
  * The form of a write its guard refused ({@link refused}): the JSON sealed again with the recorded check
  * (`DECRYPT_FAILED` when this process's key is not it) of the owner read again; a write in clear looks its owner and
- * check up (its JSON, never offloaded, refused when sealed with a pointer look-alike, as stored-form.ts messageForm
+ * check up (its JSON, never offloaded, refused when sealed with a pointer look-alike, as postgres-stored-form.ts messageForm
  * does).
  */
 export async function resealed(
@@ -143,10 +143,10 @@ export async function resealed(
 
 /**
  * The key a write of session `sessionId` seals with (null: in clear) and what its statement's guard relies on, as a
- * message's write finds them (stored-form.ts): an encrypted owner's check (cached: no statement), a session a write
+ * message's write finds them (postgres-stored-form.ts): an encrypted owner's check (cached: no statement), a session a write
  * of this process found in clear (no statement), else the owner and its check looked up (`DECRYPT_FAILED`, naming
  * `where`, for an owner with encrypted content whose key this store lacks). On a cluster a write in clear carries no
- * guard: its look-up reads the session's owner with the check (key-snapshot.ts readOwnerCheck).
+ * guard: its look-up reads the session's owner with the check (postgres-key-snapshot.ts readOwnerCheck).
  */
 export async function guardedKey(
   query: Query,

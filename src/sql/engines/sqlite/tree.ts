@@ -1,8 +1,8 @@
-import type { SessionMessage } from "../contract/message.js";
-import { parseMessage, SEALED_PREFIX } from "../message/json.js";
-import { planPathChecks } from "../search/on-path.js";
-import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import type { SessionMessage } from "../../../contract/message.js";
+import { parseMessage, SEALED_PREFIX } from "../../../message/json.js";
+import { planPathChecks } from "../../../search/on-path.js";
+import { contentSql, resolveContent } from "./chunks.js";
+import type { SqlDriver } from "./driver.js";
 
 /** The tree columns of one message row. */
 export interface NodeRow {

@@ -2,24 +2,24 @@
  * Encryption at rest on Postgres (store/crypto): the owner, key-check and rotation rows a store's {@link ContentKeys}
  * read. ContentKeys asks its records synchronously (SQLite answers inside its synchronous transaction); Postgres
  * answers asynchronously, so the records answer from a snapshot loaded for one operation and signal what they miss
- * (key-snapshot.ts); {@link PostgresKeys.run} loads it through the operation's query function (its transaction, when
+ * (postgres-key-snapshot.ts); {@link PostgresKeys.run} loads it through the operation's query function (its transaction, when
  * it runs in one) and runs the operation again. An owner once known and a key check once read are cached
- * (key-cache.ts), so a write of a session whose owner and key it knows adds no statement: the write then carries the
+ * (postgres-key-cache.ts), so a write of a session whose owner and key it knows adds no statement: the write then carries the
  * check it relied on as a {@link KeyGuard} that its statement checks against the recorded one (and the session's
  * owner against the one it was sealed for), and a write refused by it (another process rotated the key meanwhile, or
  * deleted the session and created it again for another owner) forgets the cached check and owner and is sealed
  * again (postgres/append.ts).
- * A session a write found stored in clear is remembered too (key-cache.ts): its next write in clear reads nothing and
+ * A session a write found stored in clear is remembered too (postgres-key-cache.ts): its next write in clear reads nothing and
  * carries a {@link ClearGuard} instead, refused when the owner has a check recorded since (or the session an owner).
  */
-import { SessionError } from "../errors.js";
-import { parseInput } from "../schema/parse.js";
-import type { Query } from "../sql/engines/postgres/client.js";
-import type { Tables } from "../sql/engines/postgres/tables.js";
-import { ContentKeys } from "../store/crypto/content-keys.js";
-import { type Keyring, keyringSchema } from "../store/crypto/keyring.js";
-import { ownerHash } from "../store/owner.js";
-import { type ClearGuard, KeyCache } from "./key-cache.js";
+import { SessionError } from "../../errors.js";
+import { parseInput } from "../../schema/parse.js";
+import { ContentKeys } from "../../store/crypto/content-keys.js";
+import { type Keyring, keyringSchema } from "../../store/crypto/keyring.js";
+import { ownerHash } from "../../store/owner.js";
+import type { Query } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { type ClearGuard, KeyCache } from "./postgres-key-cache.js";
 import {
   type KeyGuard,
   type KeyTables,
@@ -29,10 +29,10 @@ import {
   noteRotation,
   type Snapshot,
   snapshotRecords,
-} from "./key-snapshot.js";
+} from "./postgres-key-snapshot.js";
 
-export type { ClearGuard } from "./key-cache.js";
-export type { KeyGuard } from "./key-snapshot.js";
+export type { ClearGuard } from "./postgres-key-cache.js";
+export type { KeyGuard } from "./postgres-key-snapshot.js";
 
 /** Sessions' owners and owners' checks (by owner, undefined: none recorded) a caller read already. */
 export interface KeySeed {
@@ -182,7 +182,7 @@ export class PostgresKeys {
   /**
    * Forgets this process's cached check of an owner and the session's cached owner: a sealed write's guard found
    * another check recorded, or the session no longer that owner's (deleted and created again under its id). Both
-   * are read again by the write's next look-up, in the one statement that reads an owner (key-snapshot.ts).
+   * are read again by the write's next look-up, in the one statement that reads an owner (postgres-key-snapshot.ts).
    */
   stale(sessionId: string, guard: KeyGuard): void {
     this.cache.stale(guard.ownerHash, guard.check);

@@ -1,24 +1,24 @@
 /**
- * How a message's content is stored on Postgres and read back (encryption at rest, sealing.ts): sealed under the
+ * How a message's content is stored on Postgres and read back (encryption at rest, postgres.ts): sealed under the
  * session owner's key, with a keyed content hash and a search vector of blind tokens (search/blind-tokens.ts), or
  * as it is. Every row write takes its form here and every read of `content` opens it here.
  */
 
-import type { SessionMessage } from "../contract/message.js";
-import { SessionError } from "../errors.js";
-import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
-import { withTimeTokens } from "../search/date-terms.js";
-import type { Executor, Query } from "../sql/engines/postgres/client.js";
-import { sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
-import { writeStored } from "../sql/media/postgres.js";
-import type { SealedWrite } from "../store/crypto/content-keys.js";
-import { encode } from "../store/crypto/row-codec.js";
-import { isSealed, refusePayloadPointer, sealedHash } from "../store/crypto/seal.js";
-import { type Attachment, type Offloaded, offloadMessage } from "../store/media/offload.js";
-import { contentHash } from "../store/write-policy.js";
-import type { RowWritten, Written } from "../store/written.js";
-import { importKey } from "./clear-owners.js";
-import type { ClearGuard, KeyedTables, KeyGuard } from "./sealing.js";
+import type { SessionMessage } from "../../contract/message.js";
+import { SessionError } from "../../errors.js";
+import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
+import { withTimeTokens } from "../../search/date-terms.js";
+import type { SealedWrite } from "../../store/crypto/content-keys.js";
+import { encode } from "../../store/crypto/row-codec.js";
+import { isSealed, refusePayloadPointer, sealedHash } from "../../store/crypto/seal.js";
+import { type Attachment, type Offloaded, offloadMessage } from "../../store/media/offload.js";
+import { contentHash } from "../../store/write-policy.js";
+import type { RowWritten, Written } from "../../store/written.js";
+import type { Executor, Query } from "../engines/postgres/client.js";
+import { sessionLexeme, toTsvector } from "../engines/postgres/fts.js";
+import { writeStored } from "../media/postgres.js";
+import type { ClearGuard, KeyedTables, KeyGuard } from "./postgres.js";
+import { importKey } from "./postgres-clear-owners.js";
 
 /** A message's content column and content hash, and whether it is sealed. */
 export interface StoredForm {
@@ -34,7 +34,7 @@ export interface StoredForm {
   guard?: KeyGuard | undefined;
   /**
    * Content in clear in a store with a keyring: the session's owner found with no recorded key check
-   * (or none), which the write requires to be still so (key-guard.ts); refused, it is looked up again.
+   * (or none), which the write requires to be still so (postgres-key-guard.ts); refused, it is looked up again.
    */
   clear?: ClearGuard | undefined;
   /** The owner's blind tokens a sealed message is indexed with (its words never reach the index). */
@@ -53,7 +53,7 @@ function sealedForm(json: string, { content, hash, key }: SealedWrite, guard?: K
 
 /**
  * The guard of a write in clear of `sessionId` that reads nothing (a write of this process found the session in
- * clear, sealing.ts knownClear), or undefined.
+ * clear, postgres.ts knownClear), or undefined.
  */
 function knownClear(t: KeyedTables, sessionId: string): ClearGuard | undefined {
   return t.keys?.knownClear(sessionId);
@@ -115,7 +115,7 @@ export async function messageForm(
   const { keys } = t;
   let offloaded: Offloaded | undefined;
   // Known in clear: no look-up, unless payloads are offloaded (a refused guard seals the JSON its form holds, which
-  // must then be the message's whole JSON; see key-guard.ts resealed).
+  // must then be the message's whole JSON; see postgres-key-guard.ts resealed).
   const clear = knownClear(t, sessionId);
   if (clear) {
     offloaded = offloadMessage(message, json);
@@ -157,7 +157,7 @@ export function searchVector(
 /**
  * How the messages of `sessionId` are stored (an import's batch): one look-up of the session's key (its owner and
  * check read again, not taken from this process's cache: the rows carry no guard; in clear, the owner held without
- * a key until the batch commits, clear-owners.ts), then the form of each message without a statement.
+ * a key until the batch commits, postgres-clear-owners.ts), then the form of each message without a statement.
  */
 export async function formsOf(
   query: Query,
@@ -225,7 +225,7 @@ export async function writeWithAttachments<T extends object>(
   replaces: boolean,
   write: (form: StoredForm, executor: Executor) => Promise<RowWritten<T, string>>,
 ): Promise<Written<T>> {
-  // An encrypted owner's message is sealed whole, its media inline (stored-form.ts): no payload rows.
+  // An encrypted owner's message is sealed whole, its media inline (postgres-stored-form.ts): no payload rows.
   const stored = await messageForm(executor.query, t, sessionId, message, json);
   return writeStored(executor, t, sessionId, stored, replaces, write);
 }

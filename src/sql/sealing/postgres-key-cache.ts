@@ -1,16 +1,16 @@
 /**
- * What a Postgres store's keys (sealing.ts) remember across operations, so a sealed write or a search of an owner
+ * What a Postgres store's keys (postgres.ts) remember across operations, so a sealed write or a search of an owner
  * whose key this process knows adds no statement, nor a write in clear of a session found stored in clear: the key
  * checks read or recorded, the owners found with no rotation under way, the sessions found in clear, and owners'
  * hashes.
  */
-import type { Keyring } from "../store/crypto/keyring.js";
-import { checkOf, ownerKeys } from "../store/crypto/owner-keys.js";
-import { ownerHash } from "../store/owner.js";
+import type { Keyring } from "../../store/crypto/keyring.js";
+import { checkOf, ownerKeys } from "../../store/crypto/owner-keys.js";
+import { ownerHash } from "../../store/owner.js";
 
 /**
  * What a write in clear relied on without reading it: the owner it found for the session (its hash; null: the
- * session had none) had no recorded key check. Its statement requires that still (key-guard.ts).
+ * session had none) had no recorded key check. Its statement requires that still (postgres-key-guard.ts).
  */
 export interface ClearGuard {
   ownerHash: string | null;
@@ -29,7 +29,7 @@ export class KeyCache {
   // Owners' hashes (a SHA-256 each) for searchKeys, which every search of an owner asks.
   private readonly hashes = new Map<string, string>();
   // Sessions a write found stored in clear, with the owner it found (null: none): the next write in clear reads
-  // nothing, and its statement requires the owner to be still without a recorded check (key-guard.ts).
+  // nothing, and its statement requires the owner to be still without a recorded check (postgres-key-guard.ts).
   private readonly clear = new Map<string, { owner: string | null; guard: ClearGuard }>();
 
   /** The cached checks, by owner hash. */
