@@ -4,10 +4,10 @@
  */
 
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { PostgresChangeLog } from "../sql/change-log/postgres.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { PostgresChangeLog } from "./feed/change-log.js";
 
 /** A PostgresStore as its parts see it (not exported by any entry point). */
 export interface PostgresBackend extends ProviderContext {

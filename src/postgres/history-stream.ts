@@ -24,6 +24,7 @@ import {
 } from "../sql/engines/postgres/tree.js";
 import { hydrate } from "../sql/media/postgres.js";
 import { openContents } from "../sql/sealing/postgres-stored-form.js";
+import { chooseAndOpen } from "../sql/sealing/postgres-summaries.js";
 import {
   type PathBackend,
   type PathItem,
@@ -33,7 +34,6 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { chooseAndOpen } from "./summaries.js";
 import { listCompactions } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";

@@ -8,7 +8,18 @@
 import { storedMessageText } from "../message/text.js";
 import { blindTokensOf } from "../search/blind-tokens.js";
 import { withTimeTokens } from "../search/date-terms.js";
+import { logNames } from "../sql/change-log/postgres-append-log.js";
 import { postgresCheckpointRekey } from "../sql/checkpoints/postgres.js";
+import {
+  type BlockRow,
+  type EntryRow,
+  entryOpener,
+  keptRecord,
+  NO_RECORD,
+  readBlockRow,
+  storedBlock,
+  storedEntry,
+} from "../sql/context-store/postgres-sealed.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
@@ -21,22 +32,11 @@ import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
 import { rekeyWith } from "../sql/rekey/steps.js";
 import type { RekeyTable, SummaryRow } from "../sql/rekey/table.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { vectorTables } from "../sql/vectors/postgres-schema.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
 import type { PostgresBackend } from "./backend.js";
-import { logNames } from "./feed/append-log.js";
-import {
-  type BlockRow,
-  type EntryRow,
-  entryOpener,
-  keptRecord,
-  NO_RECORD,
-  readBlockRow,
-  storedBlock,
-  storedEntry,
-} from "./sealed-context.js";
-import { vectorTables } from "./search/vectors-schema.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeyPostgres(

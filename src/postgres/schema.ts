@@ -2,6 +2,7 @@ import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import { indexChangeLog } from "../sql/change-log/postgres-append-log.js";
 import { checkpointTablesSql } from "../sql/checkpoints/postgres.js";
 import { backfillRecords, recordColumnsSql } from "../sql/context-records/postgres.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
@@ -12,7 +13,6 @@ import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
-import { indexChangeLog } from "./feed/append-log.js";
 import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */

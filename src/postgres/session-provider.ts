@@ -18,6 +18,15 @@ import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { hydrate, joined, releaseMessages, releaseSession } from "../sql/media/postgres.js";
+import {
+  latestSql,
+  messageSql,
+  readBranches,
+  readMessage,
+  readSiblings,
+  storedJson,
+  storedMessage,
+} from "../sql/message-reads/postgres.js";
 import { openContents, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { postgresToolRows } from "../sql/tool-rows/postgres.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
@@ -34,15 +43,6 @@ import type { PostgresBackend } from "./backend.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
-import {
-  latestSql,
-  messageSql,
-  readBranches,
-  readMessage,
-  readSiblings,
-  storedJson,
-  storedMessage,
-} from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";

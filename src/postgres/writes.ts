@@ -11,8 +11,8 @@ import { statement } from "../sql/engines/postgres/tables.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { refused } from "../sql/sealing/postgres-key-guard.js";
+import { compactionsOf, type StoredCompactionRow, storedSummary } from "../sql/sealing/postgres-summaries.js";
 import { forgetMessages } from "./facts.js";
-import { compactionsOf, type StoredCompactionRow, storedSummary } from "./summaries.js";
 
 interface LockedHead {
   num: string | number;

@@ -4,9 +4,9 @@
  */
 
 import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
+import type { SqliteChangeLog } from "../sql/change-log/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import type { ProviderContext } from "../store/provider.js";
-import type { SqliteChangeLog } from "./feed/change-log.js";
 
 /** A SqliteStore as its parts see it (not exported by any entry point). */
 export interface SqliteBackend extends ProviderContext {

@@ -9,6 +9,7 @@ import { STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import type { Program } from "../sql/program.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
+import { forgetStream } from "../sql/streams/sqlite-store.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
@@ -19,7 +20,6 @@ import type { SqliteBackend } from "./backend.js";
 import { forgetCheckpoints } from "./checkpoints.js";
 import { forgetFacts } from "./facts.js";
 import { retokenizeOwned } from "./search/retokenize.js";
-import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
 
 export { NEXT_ACTIVITY };

@@ -7,6 +7,15 @@
 import { SessionError } from "../errors.js";
 import { parseMessage } from "../message/json.js";
 import { sqliteCheckpointRekey } from "../sql/checkpoints/sqlite.js";
+import {
+  type BlockReadRow,
+  type EntryRow,
+  entryOpener,
+  keptRecord,
+  readBlockRow,
+  storedBlock,
+  storedEntry,
+} from "../sql/context-store/sqlite-sealed.js";
 import { deleteChunks, storedContent, storedText, writeChunks } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
 import { readFreeText } from "../sql/engines/sqlite/free-text.js";
@@ -22,15 +31,6 @@ import { storedForm } from "../sql/sealing/sqlite.js";
 import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../store/crypto/seal.js";
-import {
-  type BlockReadRow,
-  type EntryRow,
-  entryOpener,
-  keptRecord,
-  readBlockRow,
-  storedBlock,
-  storedEntry,
-} from "./sealed-context.js";
 import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.

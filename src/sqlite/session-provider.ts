@@ -19,6 +19,14 @@ import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runProgram } from "../sql/engines/sqlite/program.js";
 import { hydrate, releaseMessages } from "../sql/media/sqlite.js";
+import {
+  type Located,
+  locate,
+  readMessage,
+  readSiblings,
+  storedJson,
+  storedMessage,
+} from "../sql/message-reads/sqlite.js";
 import { sqliteToolRows } from "../sql/tool-rows/sqlite.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
@@ -31,14 +39,6 @@ import { type AppendRequest, appendRow } from "./append.js";
 import type { SqliteBackend } from "./backend.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import {
-  type Located,
-  locate,
-  readMessage,
-  readSiblings,
-  storedJson,
-  storedMessage,
-} from "./message-reads.js";
 import { contextTokens } from "./tokens.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";

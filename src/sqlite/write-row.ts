@@ -1,4 +1,5 @@
 import type { SessionMessage } from "../contract/message.js";
+import type { SqliteChangeLog } from "../sql/change-log/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { collect, linkAttachments, unlinkRows } from "../sql/media/sqlite-tables.js";
 import type { SealKey } from "../sql/sealing/sqlite.js";
@@ -8,7 +9,6 @@ import type { Change } from "../store/feed/change-rows.js";
 import { type Offloaded, offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
 import type { ClearGuard } from "./append.js";
-import type { SqliteChangeLog } from "./feed/change-log.js";
 
 /**
  * Writes a message's row with what hangs on it, in one transaction when anything does:

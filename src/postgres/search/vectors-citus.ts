@@ -9,8 +9,8 @@ import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
 import { qualified, type Tables } from "../../sql/engines/postgres/tables.js";
 import { pathCte } from "../../sql/engines/postgres/tree.js";
 import { POSTGRES_OWNER_DATA } from "../../sql/owner-data/postgres.js";
+import { tableStatements, type VectorTables, vectorTables } from "../../sql/vectors/postgres-schema.js";
 import { citusShards } from "../../store/owner-data.js";
-import { tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 
 /**
  * Creates and distributes the vector tables when a distributed store with an embedder is opened, before its first

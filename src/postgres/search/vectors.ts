@@ -12,13 +12,18 @@ import type {
 } from "../../search/vectors/types.js";
 import type { Executor, Query } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
+import { pendingAfter, pendingAmong } from "../../sql/vectors/postgres-pending.js";
+import {
+  CURRENT,
+  tableStatements,
+  type VectorTables,
+  vectorTables,
+} from "../../sql/vectors/postgres-schema.js";
+import { linkMessages, sweepOrphans } from "../../sql/vectors/postgres-sweep.js";
 import type { PostgresBackend } from "../backend.js";
 import { activePathSeqs, distributeVectors, sessionIdsOf } from "./vectors-citus.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
-import { pendingAfter, pendingAmong } from "./vectors-pending.js";
-import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./vectors-schema.js";
 import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
-import { linkMessages, sweepOrphans } from "./vectors-sweep.js";
 
 /** A vector read's row: its message's seq and its cosine distance to the query. */
 interface Scored {

@@ -53,7 +53,7 @@ export interface ImportKeys {
 /** The tables an import names, with the store's keys when it has a keyring. */
 export type ImportTables = Tables & { readonly keys?: ImportKeys | undefined };
 
-/** The change log an import records its `reset` in (postgres/feed/change-log.ts). */
+/** The change log an import records its `reset` in (sql/change-log/postgres.ts). */
 export interface PostgresImportLog {
   recordIn(query: Query, change: LoggedChange): Promise<number>;
 }

@@ -50,7 +50,7 @@ export interface SqliteImportHelpers {
   index(driver: SqlDriver): void;
 }
 
-/** The change log an import records its `reset` in (sqlite/feed/change-log.ts). */
+/** The change log an import records its `reset` in (sql/change-log/sqlite.ts). */
 export interface SqliteImportLog {
   record(change: LoggedChange): number;
 }

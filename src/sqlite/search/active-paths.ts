@@ -8,7 +8,7 @@
 import type { BranchedSession } from "../../search/active-paths.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { onPaths } from "../../sql/engines/sqlite/tree.js";
-import { headBranched } from "./page.js";
+import { headBranched } from "../../sql/search/sqlite-page.js";
 import type { SearchState } from "./state.js";
 
 // The sessions with messages off their active path (or no leaf at all), with their leaf's depth, among the sessions

@@ -10,9 +10,10 @@ import { rankAllWords } from "../../search/score.js";
 import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
 import { boundedText, contentSql, resolveContent, storedText } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { noteIndexedText } from "../../sql/engines/sqlite/family-cache.js";
+import { isReadonlyError } from "../../sql/engines/sqlite/readonly.js";
+import { BatchBlinds, sessionIdOf } from "../../sql/search/sqlite-blind.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { BatchBlinds, sessionIdOf } from "./blind.js";
-import { noteIndexedText } from "./family-cache.js";
 import { ownerOfSession, sidTokens } from "./owner-index.js";
 import { forgetWrittenTexts, noteWrittenText, takeWrittenText } from "./written-texts.js";
 
@@ -257,16 +258,6 @@ function openedOrEmpty(driver: SqlDriver, content: string, sessionId: string): s
     if (error instanceof SessionError && error.code === "DECRYPT_FAILED") return "";
     throw error;
   }
-}
-
-/** True for the error SQLite gives a connection that may not write (read-only file or handle). */
-export function isReadonlyError(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (/readonly|read-only|SQLITE_READONLY/i.test(`${(e as { code?: unknown }).code ?? ""} ${e.message}`)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 /**

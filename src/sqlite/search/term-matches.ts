@@ -7,8 +7,8 @@
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
-import { type FilterSql, sessionFilter } from "./filters.js";
-import { cannotMatch, toFts5 } from "./fts.js";
+import { cannotMatch, toFts5 } from "../../sql/engines/sqlite/fts.js";
+import { type FilterSql, sessionFilter } from "../../sql/search/sqlite-filters.js";
 import { type SearchState, scopedMatch } from "./state.js";
 import { type MatchNodes, matchNodesJson, NODE_FIELDS } from "./weights.js";
 

@@ -10,8 +10,8 @@ import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type { NearestRead } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
-import { type FilterSql, filterSql } from "./filters.js";
-import { CURRENT } from "./vectors-schema.js";
+import { type FilterSql, filterSql } from "../../sql/search/sqlite-filters.js";
+import { CURRENT } from "../../sql/vectors/sqlite-schema.js";
 
 /** The most neighbours sqlite-vec answers per query, and per session of a set (it searches each one by itself). */
 const MAX_KNN = 4096;

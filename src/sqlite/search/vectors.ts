@@ -14,11 +14,7 @@ import type {
   VectorWrite,
 } from "../../search/vectors/types.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import type { SqliteBackend } from "../backend.js";
-import { branchedSessions, offPathSessions } from "./active-paths.js";
-import { loadSqliteVec } from "./vectors-extension.js";
-import { knnNearest, scanNearest } from "./vectors-nearest.js";
-import { pendingAfter, pendingAmong } from "./vectors-pending.js";
+import { pendingAfter, pendingAmong } from "../../sql/vectors/sqlite-pending.js";
 import {
   addFailureColumn,
   CURRENT,
@@ -27,8 +23,12 @@ import {
   VEC_GONE_TABLES,
   VEC_TABLE_PRESENT,
   VECTOR_TABLES,
-} from "./vectors-schema.js";
-import { drainGone, sweepOrphans } from "./vectors-sweep.js";
+} from "../../sql/vectors/sqlite-schema.js";
+import { drainGone, sweepOrphans } from "../../sql/vectors/sqlite-sweep.js";
+import type { SqliteBackend } from "../backend.js";
+import { branchedSessions, offPathSessions } from "./active-paths.js";
+import { loadSqliteVec } from "./vectors-extension.js";
+import { knnNearest, scanNearest } from "./vectors-nearest.js";
 
 const VEC_TABLE_EXISTS = "SELECT 1 AS present FROM sqlite_master WHERE name = 'agent_message_vectors_vec'";
 

@@ -10,6 +10,7 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { knownIds } from "../../sql/context-records/sqlite.js";
+import { storedBlock, storedEntry } from "../../sql/context-store/sqlite-sealed.js";
 import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { jumpFor, nodeById } from "../../sql/engines/sqlite/tree.js";
@@ -21,7 +22,6 @@ import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { ensureHead } from "../append.js";
-import { storedBlock, storedEntry } from "../sealed-context.js";
 import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
 import { retokenizeOwned } from "../search/retokenize.js";
 
