@@ -7,7 +7,7 @@ import { scoreText } from "../src/search/score.js";
 import { irregularForms, shortWordForms } from "../src/search/word-forms.js";
 import { toTsquery } from "../src/sql/engines/postgres/fts.js";
 import { cannotMatch, FamilyExpander, toFts5 } from "../src/sql/engines/sqlite/fts.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 

@@ -7,6 +7,7 @@
  */
 
 import type { SessionInfo } from "../contract/registry.js";
+import type { PostgresBackend } from "../sql/backend/postgres.js";
 import { forgetCheckpoints } from "../sql/checkpoints/postgres.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
@@ -24,7 +25,6 @@ import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { loggedAt } from "../store/written.js";
-import type { PostgresBackend } from "./backend.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
 

@@ -10,10 +10,10 @@ import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
+import { retokenizeCjk } from "../sql/search/postgres-retokenize.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
-import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
 export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {
@@ -307,7 +307,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS ${t.ownerKeys} (owner_hash text PRIMARY KEY, key_check text NOT NULL)`,
     ],
   },
-  // Key rotation (postgres/rekey.ts): beside the owner's key check (then the new key's), the check of the key its
+  // Key rotation (sql/rekey-hooks/postgres.ts): beside the owner's key check (then the new key's), the check of the key its
   // rows move from and the cursor of the walk, the last session (head num) and message id re-sealed.
   {
     version: 19,

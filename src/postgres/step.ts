@@ -13,6 +13,7 @@ import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import type { PostgresBackend } from "../sql/backend/postgres.js";
 import { PostgresBlockStore } from "../sql/context-store/postgres.js";
 import { type Executor, sqlState } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
@@ -27,7 +28,6 @@ import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../
 import type { Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
-import type { PostgresBackend } from "./backend.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { updateRow } from "./rewrite.js";
 import { deleteRows } from "./writes.js";

@@ -7,6 +7,7 @@ import { isReadonlyError } from "../sql/engines/sqlite/readonly.js";
 import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
+import { retokenizeCjk, retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
 import { STREAM_TABLES } from "../sql/streams/sqlite-store.js";
 import {
   addFactSealedColumn,
@@ -15,7 +16,6 @@ import {
   FACT_TABLES,
   forgetDanglingFacts,
 } from "./facts.js";
-import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
 
 /**
  * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for

@@ -6,6 +6,7 @@
 
 import type { AppendResult, DeleteTip } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import type { SqliteBackend } from "../sql/backend/sqlite.js";
 import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
 import { keptRecord, type RecordRow, storedBlock } from "../sql/context-store/sqlite-sealed.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
@@ -23,7 +24,6 @@ import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
-import type { SqliteBackend } from "./backend.js";
 import { NEXT_ACTIVITY } from "./registry.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";

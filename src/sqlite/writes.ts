@@ -21,11 +21,11 @@ import {
   storedSummary,
   storesSame,
 } from "../sql/sealing/sqlite.js";
+import { indexedSeq, indexText, unindexMessage, unindexSession } from "../sql/search/sqlite-indexing.js";
 import { encode } from "../store/crypto/row-codec.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { forgetMessages } from "./facts.js";
-import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
 
 interface Head {
   num: number;

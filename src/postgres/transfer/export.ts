@@ -1,4 +1,5 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { PostgresBackend } from "../../sql/backend/postgres.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -14,7 +15,6 @@ import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type PostgresHead, postgresExportTable } from "../../sql/transfer/postgres-export.js";
 import { sessionImport } from "../../sql/transfer/postgres-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import type { PostgresBackend } from "../backend.js";
 import type { PostgresSessionRegistry } from "../registry.js";
 import { POSTGRES_IMPORT } from "./import.js";
 import { rowsImport } from "./rows.js";

@@ -1,4 +1,5 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { SqliteBackend } from "../../sql/backend/sqlite.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -11,7 +12,6 @@ import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type SqliteHead, sqliteExportTable } from "../../sql/transfer/sqlite-export.js";
 import { sessionImport } from "../../sql/transfer/sqlite-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import type { SqliteBackend } from "../backend.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { SqliteSessionRegistry } from "../registry.js";
 import { rowsImport, SQLITE_IMPORT } from "./import.js";

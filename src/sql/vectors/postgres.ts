@@ -10,20 +10,15 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
-import type { Executor, Query } from "../../sql/engines/postgres/client.js";
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { pendingAfter, pendingAmong } from "../../sql/vectors/postgres-pending.js";
-import {
-  CURRENT,
-  tableStatements,
-  type VectorTables,
-  vectorTables,
-} from "../../sql/vectors/postgres-schema.js";
-import { linkMessages, sweepOrphans } from "../../sql/vectors/postgres-sweep.js";
-import type { PostgresBackend } from "../backend.js";
-import { activePathSeqs, distributeVectors, sessionIdsOf } from "./vectors-citus.js";
-import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./vectors-failures.js";
-import { nearestPaths, nearestWhere, offPathOf } from "./vectors-scope.js";
+import type { PostgresBackend } from "../backend/postgres.js";
+import type { Executor, Query } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { activePathSeqs, distributeVectors, sessionIdsOf } from "./postgres-citus.js";
+import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./postgres-failures.js";
+import { pendingAfter, pendingAmong } from "./postgres-pending.js";
+import { CURRENT, tableStatements, type VectorTables, vectorTables } from "./postgres-schema.js";
+import { nearestPaths, nearestWhere, offPathOf } from "./postgres-scope.js";
+import { linkMessages, sweepOrphans } from "./postgres-sweep.js";
 
 /** A vector read's row: its message's seq and its cosine distance to the query. */
 interface Scored {

@@ -1,8 +1,8 @@
 /** What a search reads first: the store's size, the search index's watermark and how to keep to its sessions. */
 import { canBeStored } from "../../message/ids.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import type { HitHead } from "../../sql/search/sqlite-page.js";
-import { ownerToken } from "./owner-index.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { ownerToken } from "./sqlite-owner-index.js";
+import type { HitHead } from "./sqlite-page.js";
 
 /**
  * What a search needs to know first: the store's size (highest seq), the index watermark, the session's scope, or

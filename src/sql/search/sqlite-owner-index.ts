@@ -5,8 +5,8 @@
  * number from 1), and is as rare a word root as the session tokens fts5vocab lists beside it (family-cache.ts).
  */
 
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { ownerHash } from "../../store/owner.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 /** The token that stands for `owner` in the `sid` column. */
 export function ownerToken(owner: string): string {

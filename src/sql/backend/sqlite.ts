@@ -3,10 +3,10 @@
  * store: a narrow view, so no part imports SqliteStore and the store imports its parts only.
  */
 
-import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
-import type { SqliteChangeLog } from "../sql/change-log/sqlite.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import type { ProviderContext } from "../store/provider.js";
+import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
+import type { ProviderContext } from "../../store/provider.js";
+import type { SqliteChangeLog } from "../change-log/sqlite.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 /** A SqliteStore as its parts see it (not exported by any entry point). */
 export interface SqliteBackend extends ProviderContext {

@@ -6,7 +6,7 @@
  * into a `seq` a rolled-back write had used is opened as before. The text is in this process's memory only, as
  * every opened message is (docs/PRIVACY.md, "Threat model": the running process is not protected).
  */
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 // Two batches: rows another process indexes are dropped when this connection next indexes, and the cap bounds
 // what is kept meanwhile.

@@ -9,11 +9,11 @@ import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText, searchableText } from "../../search/tokens.js";
-import { contentSql, storedText } from "../../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { freeTextSql, readFreeText, sqlText } from "../../sql/engines/sqlite/free-text.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { indexText } from "./indexing.js";
+import { contentSql, storedText } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { freeTextSql, readFreeText, sqlText } from "../engines/sqlite/free-text.js";
+import { indexText } from "./sqlite-indexing.js";
 
 /** A GLOB that matches any text that may hold CJK characters. */
 export const CJK_GLOB = `*[${CJK_RANGES}]*`;

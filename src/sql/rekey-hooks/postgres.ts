@@ -5,11 +5,15 @@
  * tokens of the new key (stored-form.ts), so the owner's messages are still found once the old key is gone.
  */
 
-import { storedMessageText } from "../message/text.js";
-import { blindTokensOf } from "../search/blind-tokens.js";
-import { withTimeTokens } from "../search/date-terms.js";
-import { logNames } from "../sql/change-log/postgres-append-log.js";
-import { postgresCheckpointRekey } from "../sql/checkpoints/postgres.js";
+import { storedMessageText } from "../../message/text.js";
+import { blindTokensOf } from "../../search/blind-tokens.js";
+import { withTimeTokens } from "../../search/date-terms.js";
+import type { RekeyOptions, RekeyReport } from "../../store/crypto/rekey-options.js";
+import { startRotation, startSealing } from "../../store/crypto/rotation.js";
+import { isSealed, sealContent, sealedHash, sealedStart } from "../../store/crypto/seal.js";
+import type { PostgresBackend } from "../backend/postgres.js";
+import { logNames } from "../change-log/postgres-append-log.js";
+import { postgresCheckpointRekey } from "../checkpoints/postgres.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -19,24 +23,20 @@ import {
   readBlockRow,
   storedBlock,
   storedEntry,
-} from "../sql/context-store/postgres-sealed.js";
-import type { Executor, Query } from "../sql/engines/postgres/client.js";
-import { ownerLexeme, sessionLexeme, toTsvector } from "../sql/engines/postgres/fts.js";
-import { runProgram } from "../sql/engines/postgres/program.js";
-import { decodeContent } from "../sql/engines/postgres/text.js";
-import { factTables, postgresFactRekey } from "../sql/facts/postgres.js";
-import { postgresItemRekey } from "../sql/graph-store/postgres.js";
-import { perform, type Row } from "../sql/program.js";
-import { rekeyStatements } from "../sql/rekey/postgres.js";
-import { rekeyClearStatements } from "../sql/rekey/postgres-clear.js";
-import { rekeyWith } from "../sql/rekey/steps.js";
-import type { RekeyTable, SummaryRow } from "../sql/rekey/table.js";
-import type { KeyedTables } from "../sql/sealing/postgres.js";
-import { vectorTables } from "../sql/vectors/postgres-schema.js";
-import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
-import { startRotation, startSealing } from "../store/crypto/rotation.js";
-import { isSealed, sealContent, sealedHash, sealedStart } from "../store/crypto/seal.js";
-import type { PostgresBackend } from "./backend.js";
+} from "../context-store/postgres-sealed.js";
+import type { Executor, Query } from "../engines/postgres/client.js";
+import { ownerLexeme, sessionLexeme, toTsvector } from "../engines/postgres/fts.js";
+import { runProgram } from "../engines/postgres/program.js";
+import { decodeContent } from "../engines/postgres/text.js";
+import { factTables, postgresFactRekey } from "../facts/postgres.js";
+import { postgresItemRekey } from "../graph-store/postgres.js";
+import { perform, type Row } from "../program.js";
+import { rekeyStatements } from "../rekey/postgres.js";
+import { rekeyClearStatements } from "../rekey/postgres-clear.js";
+import { rekeyWith } from "../rekey/steps.js";
+import type { RekeyTable, SummaryRow } from "../rekey/table.js";
+import type { KeyedTables } from "../sealing/postgres.js";
+import { vectorTables } from "../vectors/postgres-schema.js";
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeyPostgres(

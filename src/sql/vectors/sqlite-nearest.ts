@@ -9,9 +9,9 @@ import { hasFilters, passesFilters } from "../../search/options.js";
 import { bytesVector, vectorBytes } from "../../search/vectors/embed.js";
 import { dot, PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type { NearestRead } from "../../search/vectors/types.js";
-import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
-import { type FilterSql, filterSql } from "../../sql/search/sqlite-filters.js";
-import { CURRENT } from "../../sql/vectors/sqlite-schema.js";
+import type { SqlDriver, SqlValue } from "../engines/sqlite/driver.js";
+import { type FilterSql, filterSql } from "../search/sqlite-filters.js";
+import { CURRENT } from "./sqlite-schema.js";
 
 /** The most neighbours sqlite-vec answers per query, and per session of a set (it searches each one by itself). */
 const MAX_KNN = 4096;

@@ -1,17 +1,17 @@
 /**
  * Re-indexes what an older release indexed with another tokenizer: Chinese, Japanese and Korean text was one
  * lexeme per run until runs were indexed in character pairs (search/cjk.ts). A schema step runs this once, inside
- * its transaction (schema.ts); SQLite's twin is sqlite/search/retokenize.ts.
+ * its transaction (schema.ts); SQLite's twin is sql/search/sqlite-retokenize.ts.
  */
 import { parseMessage } from "../../message/json.js";
 import { messageText } from "../../message/text.js";
 import { CJK_RANGES, hasCjk } from "../../search/cjk.js";
 import { entryText } from "../../search/tokens.js";
-import type { Query } from "../../sql/engines/postgres/client.js";
-import { sessionLexeme, toTsvector } from "../../sql/engines/postgres/fts.js";
-import type { Layout } from "../../sql/engines/postgres/layout.js";
-import { decodeContent } from "../../sql/engines/postgres/text.js";
 import { isSealed } from "../../store/crypto/seal.js";
+import type { Query } from "../engines/postgres/client.js";
+import { sessionLexeme, toTsvector } from "../engines/postgres/fts.js";
+import type { Layout } from "../engines/postgres/layout.js";
+import { decodeContent } from "../engines/postgres/text.js";
 
 /** A regular expression matching any text that may hold CJK characters. */
 const CJK_PATTERN = `[${CJK_RANGES}]`;

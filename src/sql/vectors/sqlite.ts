@@ -13,8 +13,12 @@ import type {
   VectorStoreOptions,
   VectorWrite,
 } from "../../search/vectors/types.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { pendingAfter, pendingAmong } from "../../sql/vectors/sqlite-pending.js";
+import type { SqliteBackend } from "../backend/sqlite.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { branchedSessions, offPathSessions } from "../search/sqlite-active-paths.js";
+import { loadSqliteVec } from "./sqlite-extension.js";
+import { knnNearest, scanNearest } from "./sqlite-nearest.js";
+import { pendingAfter, pendingAmong } from "./sqlite-pending.js";
 import {
   addFailureColumn,
   CURRENT,
@@ -23,12 +27,8 @@ import {
   VEC_GONE_TABLES,
   VEC_TABLE_PRESENT,
   VECTOR_TABLES,
-} from "../../sql/vectors/sqlite-schema.js";
-import { drainGone, sweepOrphans } from "../../sql/vectors/sqlite-sweep.js";
-import type { SqliteBackend } from "../backend.js";
-import { branchedSessions, offPathSessions } from "./active-paths.js";
-import { loadSqliteVec } from "./vectors-extension.js";
-import { knnNearest, scanNearest } from "./vectors-nearest.js";
+} from "./sqlite-schema.js";
+import { drainGone, sweepOrphans } from "./sqlite-sweep.js";
 
 const VEC_TABLE_EXISTS = "SELECT 1 AS present FROM sqlite_master WHERE name = 'agent_message_vectors_vec'";
 

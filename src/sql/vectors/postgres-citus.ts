@@ -4,13 +4,13 @@
  * keeps, walked one session at a time (Citus refuses a recursive CTE that fans out).
  */
 
-import { type Executor, sqlState } from "../../sql/engines/postgres/client.js";
-import { migrationLock } from "../../sql/engines/postgres/migration-lock.js";
-import { qualified, type Tables } from "../../sql/engines/postgres/tables.js";
-import { pathCte } from "../../sql/engines/postgres/tree.js";
-import { POSTGRES_OWNER_DATA } from "../../sql/owner-data/postgres.js";
-import { tableStatements, type VectorTables, vectorTables } from "../../sql/vectors/postgres-schema.js";
 import { citusShards } from "../../store/owner-data.js";
+import { type Executor, sqlState } from "../engines/postgres/client.js";
+import { migrationLock } from "../engines/postgres/migration-lock.js";
+import { qualified, type Tables } from "../engines/postgres/tables.js";
+import { pathCte } from "../engines/postgres/tree.js";
+import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
+import { tableStatements, type VectorTables, vectorTables } from "./postgres-schema.js";
 
 /**
  * Creates and distributes the vector tables when a distributed store with an embedder is opened, before its first

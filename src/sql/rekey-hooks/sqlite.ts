@@ -4,9 +4,12 @@
  * chunks (sql/engines/sqlite/chunks.ts) and its full-text index follows it through search/indexing.ts, and everything runs
  * synchronously inside the batch's write transaction.
  */
-import { SessionError } from "../errors.js";
-import { parseMessage } from "../message/json.js";
-import { sqliteCheckpointRekey } from "../sql/checkpoints/sqlite.js";
+import { SessionError } from "../../errors.js";
+import { parseMessage } from "../../message/json.js";
+import type { RekeyOptions, RekeyReport } from "../../store/crypto/rekey-options.js";
+import { startRotation, startSealing } from "../../store/crypto/rotation.js";
+import { isSealed, sealedStart } from "../../store/crypto/seal.js";
+import { sqliteCheckpointRekey } from "../checkpoints/sqlite.js";
 import {
   type BlockReadRow,
   type EntryRow,
@@ -15,23 +18,20 @@ import {
   readBlockRow,
   storedBlock,
   storedEntry,
-} from "../sql/context-store/sqlite-sealed.js";
-import { deleteChunks, storedContent, storedText, writeChunks } from "../sql/engines/sqlite/chunks.js";
-import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
-import { readFreeText } from "../sql/engines/sqlite/free-text.js";
-import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
-import { sqliteFactRekey } from "../sql/facts/sqlite.js";
-import { sqliteItemRekey } from "../sql/graph-store/sqlite.js";
-import { perform, type Row } from "../sql/program.js";
-import { REKEY } from "../sql/rekey/sqlite.js";
-import { REKEY_CLEAR } from "../sql/rekey/sqlite-clear.js";
-import { rekeyWith } from "../sql/rekey/steps.js";
-import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../sql/rekey/table.js";
-import { storedForm } from "../sql/sealing/sqlite.js";
-import type { RekeyOptions, RekeyReport } from "../store/crypto/rekey-options.js";
-import { startRotation, startSealing } from "../store/crypto/rotation.js";
-import { isSealed, sealedStart } from "../store/crypto/seal.js";
-import { afterInsert, indexedSeq, unindexMessage } from "./search/indexing.js";
+} from "../context-store/sqlite-sealed.js";
+import { deleteChunks, storedContent, storedText, writeChunks } from "../engines/sqlite/chunks.js";
+import type { SqlDriver, SqlValue } from "../engines/sqlite/driver.js";
+import { readFreeText } from "../engines/sqlite/free-text.js";
+import { runInTransaction, runProgram } from "../engines/sqlite/program.js";
+import { sqliteFactRekey } from "../facts/sqlite.js";
+import { sqliteItemRekey } from "../graph-store/sqlite.js";
+import { perform, type Row } from "../program.js";
+import { REKEY } from "../rekey/sqlite.js";
+import { REKEY_CLEAR } from "../rekey/sqlite-clear.js";
+import { rekeyWith } from "../rekey/steps.js";
+import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../rekey/table.js";
+import { storedForm } from "../sealing/sqlite.js";
+import { afterInsert, indexedSeq, unindexMessage } from "../search/sqlite-indexing.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
 const NONE = { sessionId: null, owner: null };

@@ -8,14 +8,14 @@ import { withTimeTokens } from "../../search/date-terms.js";
 import type { QueryTerm } from "../../search/query.js";
 import { rankAllWords } from "../../search/score.js";
 import { indexTokens, searchableText, TOKEN_CHARACTER } from "../../search/tokens.js";
-import { boundedText, contentSql, resolveContent, storedText } from "../../sql/engines/sqlite/chunks.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { noteIndexedText } from "../../sql/engines/sqlite/family-cache.js";
-import { isReadonlyError } from "../../sql/engines/sqlite/readonly.js";
-import { BatchBlinds, sessionIdOf } from "../../sql/search/sqlite-blind.js";
 import { isSealed } from "../../store/crypto/seal.js";
-import { ownerOfSession, sidTokens } from "./owner-index.js";
-import { forgetWrittenTexts, noteWrittenText, takeWrittenText } from "./written-texts.js";
+import { boundedText, contentSql, resolveContent, storedText } from "../engines/sqlite/chunks.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { noteIndexedText } from "../engines/sqlite/family-cache.js";
+import { isReadonlyError } from "../engines/sqlite/readonly.js";
+import { BatchBlinds, sessionIdOf } from "./sqlite-blind.js";
+import { ownerOfSession, sidTokens } from "./sqlite-owner-index.js";
+import { forgetWrittenTexts, noteWrittenText, takeWrittenText } from "./sqlite-written-texts.js";
 
 /**
  * The message search index is written in batches rather than on every append. FTS5 writes a new segment at every

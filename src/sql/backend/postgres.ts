@@ -3,11 +3,11 @@
  * store: a narrow view, so no part imports PostgresStore and the store imports its parts only.
  */
 
-import type { SearchHit, StoreSearchOptions } from "../contract/search.js";
-import type { PostgresChangeLog } from "../sql/change-log/postgres.js";
-import type { Executor } from "../sql/engines/postgres/client.js";
-import type { KeyedTables } from "../sql/sealing/postgres.js";
-import type { ProviderContext } from "../store/provider.js";
+import type { SearchHit, StoreSearchOptions } from "../../contract/search.js";
+import type { ProviderContext } from "../../store/provider.js";
+import type { PostgresChangeLog } from "../change-log/postgres.js";
+import type { Executor } from "../engines/postgres/client.js";
+import type { KeyedTables } from "../sealing/postgres.js";
 
 /** A PostgresStore as its parts see it (not exported by any entry point). */
 export interface PostgresBackend extends ProviderContext {

@@ -6,10 +6,10 @@
  * filters.ts's condition.
  */
 import type { BranchedSession } from "../../search/active-paths.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import { onPaths } from "../../sql/engines/sqlite/tree.js";
-import { headBranched } from "../../sql/search/sqlite-page.js";
-import type { SearchState } from "./state.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { onPaths } from "../engines/sqlite/tree.js";
+import { headBranched } from "./sqlite-page.js";
+import type { SearchState } from "./sqlite-state.js";
 
 // The sessions with messages off their active path (or no leaf at all), with their leaf's depth, among the sessions
 // `?` (their numbers), or among those of the messages `?` (their seqs): the rule of search/on-path.ts's

@@ -1,6 +1,6 @@
 import { MissingDependencyError } from "../../errors.js";
 import { importOptional } from "../../runtime/load.js";
-import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
 
 interface ExtensionHandle {
   loadExtension?(path: string): unknown;

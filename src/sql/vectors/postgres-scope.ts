@@ -8,11 +8,11 @@
 import { canBeStored } from "../../message/ids.js";
 import { type BranchedSession, pathsWithin } from "../../search/active-paths.js";
 import type { NearestRead } from "../../search/vectors/types.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { activePathsCte } from "../../sql/engines/postgres/tree.js";
-import { filterParams } from "../../sql/search/postgres-filters.js";
-import { onPathOf } from "../../sql/search/postgres-page.js";
+import type { Executor } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { activePathsCte } from "../engines/postgres/tree.js";
+import { filterParams } from "../search/postgres-filters.js";
+import { onPathOf } from "../search/postgres-page.js";
 
 /** Conditions (each starting with AND) and their parameters, numbered from `$first`. */
 export interface NearestWhere {

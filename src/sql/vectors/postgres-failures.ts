@@ -3,9 +3,9 @@
  * and what status() and backfill({ retryFailed }) read and clear.
  */
 import type { VectorFailure } from "../../search/vectors/types.js";
-import type { Executor } from "../../sql/engines/postgres/client.js";
-import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { CURRENT, type VectorTables } from "../../sql/vectors/postgres-schema.js";
+import type { Executor } from "../engines/postgres/client.js";
+import type { Tables } from "../engines/postgres/tables.js";
+import { CURRENT, type VectorTables } from "./postgres-schema.js";
 
 /** Messages with a current vector, with a current refusal (`failure`, no vector), and the rest (pending). */
 export async function vectorCounts(
