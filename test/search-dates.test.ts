@@ -10,6 +10,7 @@ import {
   withTimeTokens,
 } from "../src/search/date-terms.js";
 import { dateOf, dayFromDate, dayOf, MAX_TIME_REFS, type TimeRef, timeRefs } from "../src/search/dates.js";
+import { searchPlan } from "../src/search/options.js";
 import { recallTerms } from "../src/search/rank.js";
 
 // Monday 8 May 2023, the day a turn is said on in most cases below.
@@ -190,6 +191,14 @@ test("a query's times lead its terms, a day with its week; a query naming none k
   assert.equal(timeTermCount(plain), 0);
   // A word spelled as a token is a word, not a time.
   assert.equal(timeTermCount(recallTerms("xdtd20230507")), 0);
+  // Switched off (a search's `times: false`): the words alone.
+  assert.deepEqual(
+    messageRecallTerms("What did Caroline do on 7 May 2023?", undefined, now, false),
+    recallTerms("What did Caroline do on 7 May 2023?"),
+  );
+  assert.equal(searchPlan({ times: false }).times, false);
+  assert.equal(searchPlan({}).times, true);
+  assert.throws(() => searchPlan({ times: "no" } as never), { code: "INVALID_ARGUMENT" });
   const busy = "on 1 May 2023, 2 May 2023, 3 May 2023, 4 May 2023 and 5 May 2023";
   assert.equal(timeTermCount(messageRecallTerms(busy, undefined, now)), MAX_TIME_TERMS);
 });

@@ -117,7 +117,17 @@ export interface SessionRegistry {
    * erasing an owner calls it last. Present on a store opened with a keyring.
    */
   forgetKey?(owner: string): Promise<void>;
+  /**
+   * The owner's keyed digests (HMAC-SHA256 under its blind-index key, docs/PRIVACY.md "Ids derived from content"),
+   * the current key's first, then each previous key's while a rotation is under way; none for an owner stored in
+   * clear. What a door derives an id from a user's content with, so the id confirms no guess of it. Present on the
+   * SQL stores; a store without it keeps no owner's content sealed (the door then digests in clear).
+   */
+  ownerDigests?(owner: string): Promise<OwnerDigest[]>;
 }
+
+/** A keyed digest of one owner (see {@link SessionRegistry.ownerDigests}): the text's HMAC, hex. */
+export type OwnerDigest = (text: string) => string;
 
 /** How many rows of each kind an erasure removed. */
 export interface ErasureCounts {

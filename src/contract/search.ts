@@ -107,6 +107,11 @@ export interface SearchOptions {
    * {@link WithFactHits}) also returns the facts themselves among the turns.
    */
   facts?: boolean;
+  /**
+   * Whether ranked recall reads the times the query names (docs/RECALL.md#time): a question that names a day, a
+   * month, a week or a year prefers the turns of that time (default true); `false` ranks by the query's words alone.
+   */
+  times?: boolean;
 }
 
 /** A search's options asking for the facts that rank among its results, as {@link FactSearchHit}s. */

@@ -9,10 +9,13 @@ import { normalize } from "../agent/codec.js";
 import { toSessionMessage } from "../agent/storage/mapping.js";
 import type { AgentMessage } from "../agent/types.js";
 import type { SessionMessage } from "../contract/message.js";
-import { capturedId } from "./ids.js";
+import type { ContentIds } from "./ids.js";
 
 /** The first line of every message recall gives eve (so a capture knows it for its own and leaves it out). */
 export const RECALL_HEADER = "[agent-session memory]";
+
+/** The metadata key of a captured message's key-independent name (ContentIds.tag, sealed with the message). */
+export const CAPTURED_KEY = "eveCaptured";
 
 /** A ModelMessage as eve passes it (role and content; anything else is kept as it is). */
 export interface EveMessage {
@@ -40,9 +43,14 @@ function storable(message: EveMessage): boolean {
 
 /**
  * The stored form of each message of `history` that is eve's conversation (not a recalled record), oldest first,
- * each under its derived id (an identical earlier message of the same history makes the id of the next one differ).
+ * each under its derived id (an identical earlier message of the same history makes the id of the next one differ)
+ * with its key-independent name in its metadata ({@link CAPTURED_KEY}).
  */
-export function capturedMessages(eveSessionId: string, history: readonly EveMessage[]): SessionMessage[] {
+export function capturedMessages(
+  ids: ContentIds,
+  eveSessionId: string,
+  history: readonly EveMessage[],
+): SessionMessage[] {
   const seen = new Map<string, number>();
   const out: SessionMessage[] = [];
   const now = Date.now();
@@ -52,8 +60,13 @@ export function capturedMessages(eveSessionId: string, history: readonly EveMess
     const canonical = JSON.stringify([exact.role, exact.content]);
     const occurrence = seen.get(canonical) ?? 0;
     seen.set(canonical, occurrence + 1);
-    const id = capturedId(eveSessionId, canonical, occurrence);
-    out.push(toSessionMessage({ ...exact, id, createdAt: now } as AgentMessage));
+    const id = ids.captured(eveSessionId, canonical, occurrence);
+    const stored = toSessionMessage({ ...exact, id, createdAt: now } as AgentMessage);
+    stored.metadata = {
+      ...(stored.metadata as object),
+      [CAPTURED_KEY]: ids.tag(eveSessionId, canonical, occurrence),
+    };
+    out.push(stored);
   }
   return out;
 }

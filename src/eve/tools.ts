@@ -8,7 +8,8 @@ import { type FactStatus, hasFactStore } from "../contract/facts.js";
 import { errorMessage } from "../errors.js";
 import { quoteFact } from "../facts/profile-render.js";
 import { utf8Length } from "../runtime/bytes.js";
-import { NOTE_PREFIX, noteId } from "./ids.js";
+import type { Session } from "../session/session.js";
+import { ContentIds, NOTE_PREFIX } from "./ids.js";
 import type { MemorySettings } from "./options.js";
 import { openSession, type Place, recallSessions, sessionIdAt } from "./scope.js";
 
@@ -58,6 +59,32 @@ async function search(settings: MemorySettings, place: Place, query: string, lim
   return lines.join("\n");
 }
 
+/**
+ * The note of `text` in the place's session: the one stored under any id the owner's keys give it (or unkeyed,
+ * before ids were keyed); else, for an owner with a key (a key rotation may have dropped the key it was stored
+ * under), the note a current fact of the same text names (the facts are searched by their blind tokens); else the
+ * id a new note takes under the owner's key now.
+ */
+async function noteOf(
+  place: Place,
+  session: Session,
+  text: string,
+): Promise<{ id: string; stored: boolean }> {
+  const ids = await ContentIds.of(place.store, place.owner);
+  for (const id of ids.noteIds(text))
+    if ((await session.getMessage(id)) !== null) return { id, stored: true };
+  // Only a keyed id changes (a key rotation): an owner in clear has its note under its one id or has none.
+  if (!ids.keyed || !hasFactStore(place.store)) return { id: ids.note(text), stored: false };
+  const sessionId = sessionIdAt(place);
+  // A text the query language refuses finds no fact here; it is stored as a new note.
+  const hits = await place.view.facts.search(text, { limit: 5 }).catch(() => []);
+  for (const { fact } of hits) {
+    const note = fact.sources.find((s) => s.sessionId === sessionId && s.messageId.startsWith(NOTE_PREFIX));
+    if (fact.text === text && note !== undefined) return { id: note.messageId, stored: true };
+  }
+  return { id: ids.note(text), stored: false };
+}
+
 /** Stores `text` as a note of the eve session's session and a fact of the owner sourced from it (once). */
 async function remember(place: Place, text: string): Promise<string> {
   const trimmed = text.trim().replace(/\s+/g, " ");
@@ -65,8 +92,8 @@ async function remember(place: Place, text: string): Promise<string> {
   if (utf8Length(trimmed) > MAX_REMEMBER_BYTES)
     return `Error: text must be at most ${MAX_REMEMBER_BYTES} bytes`;
   const session = await openSession(place);
-  const id = noteId(trimmed);
-  if ((await session.getMessage(id)) === null) {
+  const { id, stored } = await noteOf(place, session, trimmed);
+  if (!stored) {
     await session.appendMessage({
       id,
       role: "user",

@@ -41,6 +41,8 @@ export interface ManagerSearchOptions {
   owner?: string | undefined;
   /** Whether ranked recall also asks the store's facts (default true; `"hits"` through WithFactHits, docs/FACTS.md). */
   facts?: boolean | undefined;
+  /** Whether ranked recall reads the times the query names (default true; docs/RECALL.md#time). */
+  times?: boolean | undefined;
 }
 
 const SEARCH_KEYS = [
@@ -56,6 +58,7 @@ const SEARCH_KEYS = [
   "vectors",
   "owner",
   "facts",
+  "times",
 ] as const satisfies readonly (keyof ManagerSearchOptions & keyof StoreSearchOptions)[];
 
 /**

@@ -49,7 +49,14 @@ export function searchMemory(
   channels: Channels = {},
 ): SearchResult[] {
   if (plan.match === "any")
-    return recall(memorySource(sessions), messageRecallTerms(query, limits), plan, channels) ?? [];
+    return (
+      recall(
+        memorySource(sessions),
+        messageRecallTerms(query, limits, undefined, plan.times),
+        plan,
+        channels,
+      ) ?? []
+    );
   const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
   const ranked = rankAllWords(

@@ -6,7 +6,7 @@
  * is a sequence value drawn by every write and breaks ties within a millisecond.
  */
 
-import type { SessionInfo } from "../contract/registry.js";
+import type { OwnerDigest, SessionInfo } from "../contract/registry.js";
 import type { PostgresBackend } from "../sql/backend/postgres.js";
 import { forgetCheckpoints } from "../sql/checkpoints/postgres.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
@@ -20,6 +20,7 @@ import { deleteStatement } from "../sql/registry/postgres-writes.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
+import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
@@ -49,7 +50,17 @@ export class PostgresSessionRegistry extends SqlRegistry {
     const keys = t.keys;
     // Only a store opened with a keyring has keys to forget (the method's presence says so).
     if (keys?.keyed) this.forgetKey = async (owner) => keys.forget((await ready()).query, parseOwner(owner));
+    // Every store has keys (a keyless one's answer none, or refuse an owner with sealed content).
+    if (keys) {
+      this.ownerDigests = async (owner) => {
+        const executor = await ready();
+        return keys.run(executor.query.bind(executor), (k) => ownerDigestsOf(k, parseOwner(owner)));
+      };
+    }
   }
+
+  /** The owner's keyed digests (see SessionRegistry.ownerDigests). */
+  readonly ownerDigests?: (owner: string) => Promise<OwnerDigest[]>;
 
   /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */
   readonly forgetKey?: (owner: string) => Promise<void>;

@@ -144,7 +144,16 @@ export function timeTermCount(terms: readonly QueryTerm[]): number {
   return n;
 }
 
-/** The terms of a message search's ranked recall: its content words (recallTerms) after the times it names. */
-export function messageRecallTerms(query: string, limits?: QueryLimits, now?: number): QueryTerm[] {
-  return withTimeTerms(recallTerms(query, limits), query, now);
+/**
+ * The terms of a message search's ranked recall: its content words (recallTerms) after the times it names, unless
+ * `times` is false (the search's `times: false`: its words alone, as before time-aware recall).
+ */
+export function messageRecallTerms(
+  query: string,
+  limits?: QueryLimits,
+  now?: number,
+  times = true,
+): QueryTerm[] {
+  const words = recallTerms(query, limits);
+  return times ? withTimeTerms(words, query, now) : words;
 }

@@ -1,7 +1,8 @@
 /**
  * The fact channel's fusion with the turn ranking (docs/FACTS.md#recall, the reading in search/facts.ts): the facts'
  * sources in scope as seqs, the fused order (a turn scores 1 / (k + its rank) plus FACT_WEIGHT / (k + rank) of the
- * best-ranked fact naming it), and the facts merged into a page as hits of their own.
+ * best-ranked fact naming it; a strong fact lifts a turn that matches a word more, inside the word counts), and the
+ * facts merged into a page as hits of their own.
  */
 import type { FactHit, FactSource } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
@@ -10,11 +11,23 @@ import { FACT_RRF_K } from "./fact-weights.js";
 /** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
 
+/**
+ * The weight of a strong fact (one matching at least as many of the query's terms as the best turn does by itself)
+ * for a turn that matches a word of the query too: as much evidence as a turn. It never takes the turn above one
+ * that matches more terms by itself, and a turn only a fact names keeps FACT_WEIGHT (fuseFacts).
+ */
+export const STRONG_FACT_WEIGHT = 1;
+
 /** The facts a search asked of the fact channel, best first, and those with a source in its scope (filled by it). */
 export interface FactLifts {
   hits: readonly FactHit[];
   /** Each fact's sources in the search's scope, as seqs (by position in `hits`); empty: the fact takes no part. */
   seqs: number[][];
+  /**
+   * The most query terms a turn of the text ranking matches by itself (filled by the page); undefined: unknown, and
+   * no fact is strong.
+   */
+  turnMatched?: number | undefined;
 }
 
 /** A fact source as a map key (a backend's `seqsOf` answers by it). */
@@ -39,40 +52,55 @@ export function liftsOf(
 }
 
 /** The share a fact at 0-based position `i` of the facts in scope gives its sources (and itself as a hit). */
-export function factShare(i: number): number {
-  return FACT_WEIGHT / (FACT_RRF_K + i + 1);
+export function factShare(i: number, weight = FACT_WEIGHT): number {
+  return weight / (FACT_RRF_K + i + 1);
+}
+
+/**
+ * Whether a fact is strong: it matches at least as many of the query's terms as the best turn does by itself
+ * (`turnMatched`). A count unknown on either side (a fact only the vectors found, a store that does not count) is
+ * not: such a fact never outweighs the words the turns match.
+ */
+export function isStrongFact(matched: number | undefined, turnMatched: number | undefined): boolean {
+  return matched !== undefined && turnMatched !== undefined && turnMatched > 0 && matched >= turnMatched;
 }
 
 /**
  * The turn order (best first) fused with the facts' lifts: each seq's score is 1 / (k + rank) in `order`, plus the
- * share of the best fact in scope that names it. Ties keep the turn order.
+ * share of the best fact in scope that names it. A turn that matches a word of the query by itself
+ * (`matchedAt(rank)`, the terms the turn at that place matches; > 0) takes a strong fact's share (STRONG_FACT_WEIGHT)
+ * where that scores more, but never more than any turn before it in `order` that matches more terms: it may pass
+ * turns that match as much or less, not those. A turn only a fact names takes the FACT_WEIGHT share alone, so it
+ * comes after the turns that match no later than before. Without `matchedAt` no fact is strong. Ties keep the turn
+ * order.
  */
 export function fuseFacts(
   order: readonly number[],
   lifts: FactLifts,
+  matchedAt?: (rank: number) => number,
 ): { seqs: number[]; scores: FusedScores } {
   const lift = new Map<number, number>();
+  const strong = new Map<number, number>();
   let i = 0;
-  for (const seqs of lifts.seqs) {
+  for (const [k, seqs] of lifts.seqs.entries()) {
     if (seqs.length === 0) continue;
-    const share = factShare(i++);
+    const place = i++;
+    const share = factShare(place);
+    const strongShare =
+      matchedAt !== undefined && isStrongFact(lifts.hits[k]?.matched, lifts.turnMatched)
+        ? factShare(place, STRONG_FACT_WEIGHT)
+        : undefined;
     // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
-    for (const seq of seqs) if (!lift.has(seq)) lift.set(seq, share);
+    for (const seq of seqs) {
+      if (!lift.has(seq)) lift.set(seq, share);
+      if (strongShare !== undefined && !strong.has(seq)) strong.set(seq, strongShare);
+    }
   }
+  const { lifted, liftedAt } = liftedTurns(order, lift, strong, matchedAt);
   // The turns no fact names keep the turn order and their scores fall with it: only the lifted ones are sorted, then
   // the two runs merge (sorting the whole order, a thousand turns, was most of the fusion's time). No object or map
   // entry per turn: the order is the whole text ranking, and those were most of what was left (~75 µs of a LoCoMo
   // question's ~1,200 turns).
-  const lifted: Fused[] = [];
-  const liftedAt = new Uint8Array(order.length);
-  for (let rank = 0; rank < order.length && lift.size > 0; rank++) {
-    const seq = order[rank]!;
-    const share = lift.get(seq);
-    if (share === undefined) continue;
-    lift.delete(seq);
-    liftedAt[rank] = 1;
-    lifted.push({ seq, score: turnShare(rank) + share, place: rank });
-  }
   for (const [seq, share] of lift) lifted.push({ seq, score: share, place: Number.MAX_SAFE_INTEGER });
   lifted.sort(fusedOrder);
   const size = order.length + lift.size;
@@ -98,6 +126,49 @@ export function fuseFacts(
   }
   for (; next < lifted.length; next++) take(lifted[next]!.seq, lifted[next]!.score);
   return { seqs, scores: scoresInOrder(seqs, scores) };
+}
+
+/**
+ * The turns of `order` that facts lift, with their fused scores (`lift` keeps the seqs no turn holds: those only a
+ * fact names), and which places of `order` they took. A strong share counts up to the lowest score so far of the
+ * turns that match more terms (each such turn comes before it in `order`, its score known): a tie keeps the turn
+ * order, so the lifted turn stays after them.
+ */
+function liftedTurns(
+  order: readonly number[],
+  lift: Map<number, number>,
+  strong: ReadonlyMap<number, number>,
+  matchedAt: ((rank: number) => number) | undefined,
+): { lifted: Fused[]; liftedAt: Uint8Array } {
+  const lifted: Fused[] = [];
+  const liftedAt = new Uint8Array(order.length);
+  // The lowest fused score so far among the turns matching each count of terms (only while a strong share is left).
+  const lowest = new Map<number, number>();
+  let strongLeft = strong.size;
+  for (let rank = 0; rank < order.length && lift.size > 0; rank++) {
+    const seq = order[rank]!;
+    const share = lift.get(seq);
+    const matched = strongLeft > 0 && matchedAt !== undefined ? matchedAt(rank) : 0;
+    if (share === undefined) {
+      if (strongLeft > 0) lowest.set(matched, turnShare(rank));
+      continue;
+    }
+    lift.delete(seq);
+    liftedAt[rank] = 1;
+    let score = turnShare(rank) + share;
+    const strongShare = strong.get(seq);
+    if (strongShare !== undefined) {
+      strongLeft--;
+      if (matched > 0) {
+        let cap = Number.POSITIVE_INFINITY;
+        for (const [more, low] of lowest) if (more > matched && low < cap) cap = low;
+        score = Math.max(score, Math.min(turnShare(rank) + strongShare, cap));
+      }
+    }
+    if (strongLeft > 0) lowest.set(matched, Math.min(lowest.get(matched) ?? Number.POSITIVE_INFINITY, score));
+    lifted.push({ seq, score, place: rank });
+  }
+  return { lifted, liftedAt };
 }
 
 /**

@@ -40,6 +40,8 @@ export interface SearchPlan {
   owner: string | undefined;
   /** Whether ranked recall fuses the store's facts (`false`: not), and returns them as hits too (`"hits"`). */
   facts: boolean | "hits";
+  /** Whether ranked recall reads the times the query names (date-terms.ts); `false`: its words alone. */
+  times: boolean;
 }
 
 /** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
@@ -104,6 +106,7 @@ const planSchema = z.object(
     facts: z
       .union([z.boolean(), z.literal("hits")], rule('Search facts must be true, false or "hits"'))
       .nullish(),
+    times: z.boolean(rule("Search times must be true or false")).nullish(),
   },
   rule("Search options must be an object"),
 );
@@ -124,6 +127,7 @@ export function searchPlan(
     vectors: o.vectors ?? true,
     owner: o.owner ?? undefined,
     facts: o.facts ?? true,
+    times: o.times ?? true,
   };
 }
 

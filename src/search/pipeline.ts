@@ -191,9 +191,37 @@ export function pageOf<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
   if (facts !== undefined && seqOf !== undefined) {
     const { seqs: inScope } = liftsOf(facts.hits, seqOf);
     facts.seqs = inScope;
-    if (inScope.some((lift) => lift.length > 0)) ({ seqs, scores } = fuseFacts(seqs, facts));
+    if (inScope.some((lift) => lift.length > 0)) {
+      // A strong fact lifts a turn that matches a word, within the word counts read here (fact-fusion.ts).
+      facts.turnMatched = bestTurnMatched(text.ranked);
+      ({ seqs, scores } = fuseFacts(
+        seqs,
+        facts,
+        termsMatchedAt(text.ranked, near?.length ? seqs : undefined),
+      ));
+    }
   }
   return source.page(seqs, scores, plan, scope, reads);
+}
+
+/** The most query terms a turn of the text ranking matches by itself (0 for none). */
+function bestTurnMatched(ranked: readonly RankedCandidate[]): number {
+  let best = 0;
+  for (const { matched } of ranked) if (matched > best) best = matched;
+  return best;
+}
+
+/**
+ * The terms matched by the turn at each place of the order fused with the facts: the text ranking's own (its
+ * places), or, once the vector channel reordered it (`fused`), each seq's by a lookup (0 for one no word reaches).
+ */
+function termsMatchedAt(
+  ranked: readonly RankedCandidate[],
+  fused: readonly number[] | undefined,
+): (rank: number) => number {
+  if (fused === undefined) return (rank) => ranked[rank]?.matched ?? 0;
+  const matched = new Map(ranked.map((candidate) => [candidate.seq, candidate.matched]));
+  return (rank) => matched.get(fused[rank]!) ?? 0;
 }
 
 /** Whether a search fuses another channel with its text ranking (then the whole ranking is put in order). */

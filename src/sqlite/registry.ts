@@ -1,4 +1,4 @@
-import type { NewSessionRecord, SessionInfo } from "../contract/registry.js";
+import type { NewSessionRecord, OwnerDigest, SessionInfo } from "../contract/registry.js";
 import type { SqliteBackend } from "../sql/backend/sqlite.js";
 import { deleteKeyed } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
@@ -12,6 +12,7 @@ import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
 import { retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
 import { forgetStream } from "../sql/streams/sqlite-store.js";
+import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import { parseOwner } from "../store/owner.js";
@@ -47,7 +48,12 @@ export class SqliteSessionRegistry extends SqlRegistry {
     const keys = driver.keys;
     // Only a store opened with a keyring has keys to forget (the method's presence says so).
     if (keys?.keyed) this.forgetKey = (owner) => keys.forget(parseOwner(owner));
+    // Every store's connection has keys (a keyless one's answer none, or refuse an owner with sealed content).
+    if (keys) this.ownerDigests = async (owner) => ownerDigestsOf(keys, parseOwner(owner));
   }
+
+  /** The owner's keyed digests (see SessionRegistry.ownerDigests). */
+  readonly ownerDigests?: (owner: string) => Promise<OwnerDigest[]>;
 
   /** Destroys an owner's key and the store's record of it (see SessionRegistry.forgetKey). */
   readonly forgetKey?: (owner: string) => Promise<void>;

@@ -46,7 +46,7 @@ export async function recallSearch(
   factChannel?: FactChannel,
 ): Promise<{ hits: PageHit[]; facts?: FactLifts | undefined }> {
   // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
-  const terms = messageRecallTerms(query, limits);
+  const terms = messageRecallTerms(query, limits, undefined, plan.times);
   if (recallFindsNothing(terms, plan)) return { hits: [] };
   const near = await nearestFor(vectors, query, plan);
   const facts = await factChannel?.(query, plan);

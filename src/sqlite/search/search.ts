@@ -90,7 +90,7 @@ export class SqliteMessageSearch {
     if (plan.match === "all")
       return rankedHits(this.onSnapshot((mayIndex) => this.allWords(query, plan, mayIndex)));
     // Parsed (and so bounded) before anything else: a query over the limits is refused even with limit 0.
-    const terms = messageRecallTerms(query, this.limits);
+    const terms = messageRecallTerms(query, this.limits, undefined, plan.times);
     if (recallFindsNothing(terms, plan)) return [];
     const channel = this.vectors();
     const facts = await this.facts(query, plan);

@@ -70,6 +70,32 @@ export function factsRecallSpec({ describe, test }: Suite, target: ContractTarge
         await rejectsWithCode(search(store, "profession", { facts: "yes" }), "INVALID_ARGUMENT");
       }));
 
+    test("a strong fact lifts a turn that matches a word past turns matching as much, never past one matching more", (t) =>
+      withFacts(t, target, async (store) => {
+        // "oboe concert": `both` matches both words; ten short turns and one long one match "concert" alone, each
+        // between turns that match nothing (so no exchange joins them). The long one comes last of its count.
+        const session = store.session("c");
+        const turns: [string, string][] = [["both", "The concert opened with an oboe."]];
+        for (let i = 1; i <= 10; i++) turns.push([`one${i}`, `Concert ${i} was fine.`]);
+        turns.push([
+          "long",
+          "After weeks of rehearsals and long evenings of practice with friends from the old neighbourhood we went to the concert.",
+        ]);
+        for (const [i, [id, text]] of turns.entries()) {
+          await session.appendMessage(msg(id, text));
+          await session.appendMessage(msg(`gap${i}`, "Nice weather today.", "assistant"));
+        }
+        const before = ids(await search(store, "oboe concert", { sessionId: "c", facts: false }));
+        assert.deepEqual([before[0], before.at(-1)], ["both", "long"]);
+        // A fact matching as many of the query's terms as the best turn: it weighs as a turn for `long`, which
+        // matches a word itself, so `long` passes the ten that match as much, not `both`, which matches more.
+        await store.facts.add({ sessionId: "c" }, [
+          fact("Dana played the oboe at the concert.", [["c", "long"]]),
+        ]);
+        const after = ids(await search(store, "oboe concert", { sessionId: "c" }));
+        assert.deepEqual(after, ["both", "long", ...before.slice(1, -1)]);
+      }));
+
     test('facts: "hits" returns the fact among the turns, with its sources; the limit counts it', (t) =>
       withFacts(t, target, async (store) => {
         await dana(store);

@@ -38,6 +38,14 @@ export function timeRecallSpec({ describe, test }: Suite, target: ContractTarget
         // "two weeks ago" on 12 June is the week of 29 May: a day asked lifts the turns of its week too.
         assert.equal(await first(store, "What did Caroline do around May 30, 2023?"), "jun12");
         assert.equal(await first(store, "Caroline in June"), "jun12");
+        // `times: false`: the words alone, as if the question named no time.
+        const untimed = { sessionId: "t", times: false };
+        const plain = ids(await store.searchMessages("What did Caroline do?", { sessionId: "t" }));
+        assert.notEqual(plain[0], "may8");
+        assert.deepEqual(
+          ids(await store.searchMessages("What did Caroline do on 7 May 2023?", untimed)),
+          plain,
+        );
         // A year every turn shares lifts them all alike: the order of the words alone.
         const words = ids(await store.searchMessages("Caroline support", { sessionId: "t" }));
         assert.deepEqual(
