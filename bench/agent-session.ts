@@ -4,8 +4,8 @@
  * large transactions, so the built store is exactly what row-by-row appends would leave.
  */
 import { Session } from "../src/session/session.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { appendRow } from "../src/sqlite/append.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { type BenchMessage, inBatches, type StoreRow } from "./data.js";
 import type { BenchTarget, TargetFactory } from "./targets.js";

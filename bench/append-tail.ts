@@ -11,7 +11,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { indexedSeq } from "../src/sqlite/search/indexing.js";
+import { indexedSeq } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { makeMessage, rng } from "./data.js";
 import { removeDbFiles } from "./workloads.js";

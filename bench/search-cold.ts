@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { parseQuery } from "../src/search/query.js";
-import { FamilyExpander, prefixUpperBound, toFts5 } from "../src/sqlite/search/fts.js";
+import { FamilyExpander, prefixUpperBound, toFts5 } from "../src/sql/engines/sqlite/fts.js";
 import type { SqliteStore } from "../src/sqlite/store.js";
 import { load as loadOurs } from "./agent-session.js";
 import { bandQueries, chainRows } from "./data.js";

@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
-import { logNames } from "../src/postgres/feed/append-log.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { PostgresStoreOptions } from "../src/postgres/schema.js";
+import { logNames } from "../src/sql/change-log/postgres-append-log.js";
 import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusPool, citusUnavailable, emptyAll } from "./fixtures/citus-db.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
-import { ownerToken } from "../src/sqlite/search/owner-index.js";
+import { ownerToken } from "../src/sql/search/sqlite-owner-index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 

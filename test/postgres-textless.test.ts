@@ -1,7 +1,7 @@
 // Postgres's side of ranked recall across an agent's tool steps (the contract's recall-steps.spec.ts checks the
 // ranking on every backend): where the walk through messages without text ends (a root, a message whose words an
 // update took away), and that the candidate statement's estimate stays under the server's JIT threshold however
-// many candidates walk (src/postgres/search/text-parents.ts).
+// many candidates walk (src/sql/search/postgres-text-parents.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";

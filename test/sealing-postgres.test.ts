@@ -1,11 +1,11 @@
-// The Postgres keys' snapshot loader (src/postgres/sealing.ts, key-snapshot.ts): an operation whose records keep
+// The Postgres keys' snapshot loader (src/sql/sealing/postgres.ts, key-snapshot.ts): an operation whose records keep
 // missing past the loads it may take is refused with a SessionError (STORAGE), never the loader's internal signal.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SessionError } from "../src/errors.js";
 import { PostgresStore } from "../src/postgres/index.js";
-import { MAX_LOADS, postgresKeys } from "../src/postgres/sealing.js";
 import { tableNames } from "../src/sql/engines/postgres/tables.js";
+import { MAX_LOADS, postgresKeys } from "../src/sql/sealing/postgres.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring } from "./helpers/encryption.js";
 

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { openSqlite } from "../src/sql/engines/sqlite/open.js";
-import { CHILDREN, ROOTS } from "../src/sqlite/message-reads.js";
+import { CHILDREN, ROOTS } from "../src/sql/message-reads/sqlite.js";
 import { migrate, SQLITE_MIGRATIONS } from "../src/sqlite/schema.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";

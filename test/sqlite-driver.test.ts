@@ -15,7 +15,7 @@ import type { SqlDriver } from "../src/sql/engines/sqlite/driver.js";
 import { openSqlite } from "../src/sql/engines/sqlite/open.js";
 import { withoutRebindReprepare } from "../src/sql/engines/sqlite/rebind.js";
 import { SqlTagDriver } from "../src/sql/engines/sqlite/sql-tag-driver.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { assertSessionError } from "./helpers/session-error.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";

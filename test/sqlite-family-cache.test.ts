@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parseQuery } from "../src/search/query.js";
 import type { SqlDriver } from "../src/sql/engines/sqlite/driver.js";
-import { FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { FamilyExpander, toFts5 } from "../src/sql/engines/sqlite/fts.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 

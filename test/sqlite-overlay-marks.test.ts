@@ -1,5 +1,5 @@
 // SQLite's overlay marks (`compactedBy`, search/overlay-marks.ts) cost a bounded number of statements: a page's hits
-// are checked against their overlays by three climb statements at most (src/sqlite/search/overlay-climbs.ts), not a
+// are checked against their overlays by three climb statements at most (src/sql/search/sqlite-overlay-climbs.ts), not a
 // statement per climbing step per (hit, overlay) pair. Before, forks at one message with an overlay each made a
 // search of the fork words spend thousands (100 forks, 200 hits: 5,357 statements; now 10, as at 10 forks), 12
 // nested overlays 196 (now 7; 5 without overlays). OVERLAY_MARKS_FORKS=10,100,1000 measures more sizes.

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { hasCjk } from "../src/search/cjk.js";
 import { foldToken, TOKEN } from "../src/search/tokens.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
-import { CJK_GLOB, retokenizeCjk } from "../src/sqlite/search/retokenize.js";
+import { CJK_GLOB, retokenizeCjk } from "../src/sql/search/sqlite-retokenize.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 

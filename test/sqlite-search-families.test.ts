@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseQuery } from "../src/search/query.js";
 import { foldToken, TOKEN, tokenize } from "../src/search/tokens.js";
+import { FamilyExpander } from "../src/sql/engines/sqlite/fts.js";
 import { SqlTagDriver } from "../src/sql/engines/sqlite/sql-tag-driver.js";
-import { FamilyExpander } from "../src/sqlite/search/fts.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 

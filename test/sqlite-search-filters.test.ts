@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { DEFAULT_QUERY_LIMITS, parseQueryText } from "../src/search/limits.js";
 import { passesFilters, searchPlan } from "../src/search/options.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
-import { filterSql } from "../src/sqlite/search/filters.js";
+import { filterSql } from "../src/sql/search/sqlite-filters.js";
 import { assertSessionError } from "./helpers/session-error.js";
 
 // The better-sqlite3 build for this Node (the package on 20, its Node-API alias on 22 and later).

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
+import { INDEX_BATCH, indexedSeq } from "../src/sql/search/sqlite-indexing.js";
+import { readSearchState } from "../src/sql/search/sqlite-state.js";
 import { IDLE_INDEX_MIN, WRITES_PER_PASS } from "../src/sqlite/idle-work.js";
-import { INDEX_BATCH, indexedSeq } from "../src/sqlite/search/indexing.js";
-import { readSearchState } from "../src/sqlite/search/state.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { appendRow } from "../src/sqlite/append.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { SEARCH_CANDIDATES } from "../src/store/limits.js";
 import { msg } from "../src/testing/contract/harness.js";

@@ -3,8 +3,8 @@
 // given path.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { isAncestor, nodeBySeq, onPaths } from "../src/sql/engines/sqlite/tree.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { isAncestor, nodeBySeq, onPaths } from "../src/sqlite/tree.js";
 
 // A seeded generator, so a failure names the same tree every run.
 function random(seed: number): () => number {

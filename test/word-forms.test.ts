@@ -6,8 +6,8 @@ import { recallTerms } from "../src/search/rank.js";
 import { scoreText } from "../src/search/score.js";
 import { irregularForms, shortWordForms } from "../src/search/word-forms.js";
 import { toTsquery } from "../src/sql/engines/postgres/fts.js";
-import { cannotMatch, FamilyExpander, toFts5 } from "../src/sqlite/search/fts.js";
-import { flushSearchIndex } from "../src/sqlite/search/indexing.js";
+import { cannotMatch, FamilyExpander, toFts5 } from "../src/sql/engines/sqlite/fts.js";
+import { flushSearchIndex } from "../src/sql/search/sqlite-indexing.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 

@@ -1,6 +1,6 @@
 /**
  * Sealed context blocks and search entries (docs/PRIVACY.md, "Encryption at rest"): who owns the key of a row with
- * no record (a recorded row is its record's owner's: sqlite/ and postgres/sealed-context.ts rowOwner), and the
+ * no record (a recorded row is its record's owner's: sqlite/ and sql/context-store/postgres-sealed.ts rowOwner), and the
  * sealed form of a block's or an entry's text. An unrecorded block is an owner's when its key is the owner's
  * memory-tool directory (`_memories_owner_<owner>`) or names a registered session with that owner as
  * `<label>_<sessionId>` (the longest suffix after a `_` that names a registered session wins, as erasure reads

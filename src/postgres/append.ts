@@ -22,6 +22,7 @@ import { serializeMessage } from "../message/json.js";
 import { messageText } from "../message/text.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
+import { type LoggedAppend, logCtes } from "../sql/change-log/postgres-append-log.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
 import { guardCount, guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
@@ -29,14 +30,13 @@ import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { timestampParam } from "../sql/engines/postgres/timestamp.js";
 import { childSql, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
+import { resealed } from "../sql/sealing/postgres-key-guard.js";
+import { type StoredForm, searchVector, storedForm } from "../sql/sealing/postgres-stored-form.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { RowWritten } from "../store/written.js";
 import { attemptOf, retried } from "./append-attempt.js";
 import { type Outcome, settle } from "./append-outcome.js";
 import { citusSteps } from "./citus-steps.js";
-import { type LoggedAppend, logCtes } from "./feed/append-log.js";
-import { resealed } from "./key-guard.js";
-import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 
 // $1 session, $2 id, $3 explicit parent id, $4 mode ('leaf' | 'root' | 'id'), $5 check expected leaf,
 // $6 expected leaf id, $7 role, $8 content, $9 created_at, $10 bytes, $11 tokens, $12 search vector,

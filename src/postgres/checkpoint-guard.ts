@@ -11,9 +11,9 @@ import type { StatementGuard } from "../sql/checkpoints/steps.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { type Guarded, guardParams, guardSql, ownerLockSql } from "../sql/engines/postgres/owner-guard.js";
 import type { Row, Statement } from "../sql/program.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { checksOwner } from "../sql/sealing/postgres-key-guard.js";
 import { ownerHash } from "../store/owner.js";
-import { checksOwner } from "./key-guard.js";
-import type { KeyedTables } from "./sealing.js";
 
 /**
  * The guard CTEs of a one-statement write of `form` (its session `$1`): `gv.keyed` as writeGuardPasses's guard,

@@ -5,9 +5,9 @@ import { postgresCheckpoints } from "../sql/checkpoints/postgres.js";
 import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { checksOwner, guardedKey, refused, writeGuardPasses } from "../sql/sealing/postgres-key-guard.js";
 import { singleGuard, singlePasses } from "./checkpoint-guard.js";
-import { checksOwner, guardedKey, refused, writeGuardPasses } from "./key-guard.js";
-import type { KeyedTables } from "./sealing.js";
 
 /**
  * Postgres's checkpoints: on one server a write is one statement with its guard inside (checkpoint-guard.ts), on a

@@ -6,15 +6,15 @@
  * imports nothing from citus/: the store loads citus/ only when opened with `distributed: true` (store.ts).
  */
 import { SessionError } from "../errors.js";
+import type { StatementLog } from "../sql/change-log/postgres-append-log.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import type { Layout } from "../sql/engines/postgres/layout.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { PurgeTable } from "../sql/purge/postgres-statistics.js";
+import type { ClearGuard } from "../sql/sealing/postgres-key-cache.js";
 import type { PurgeRecorder } from "../store/purge.js";
 import type { AppendTry } from "./append-attempt.js";
 import type { Outcome } from "./append-outcome.js";
-import type { StatementLog } from "./feed/append-log.js";
-import type { ClearGuard } from "./key-cache.js";
 
 /** An append of append.ts as the Citus layout runs it (citus/append-path.ts). */
 export interface CitusAppend {

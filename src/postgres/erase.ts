@@ -3,6 +3,8 @@
  * session's head, then its registry row, checks the condition and erases) and logs `erased` in it.
  */
 
+import type { PostgresChangeLog } from "../sql/change-log/postgres.js";
+import { logNames } from "../sql/change-log/postgres-append-log.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
@@ -12,12 +14,10 @@ import { eraseUnder } from "../sql/erase/steps.js";
 import { postgresFacts } from "../sql/facts/postgres.js";
 import { releaseSession } from "../sql/media/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
+import { vectorTables } from "../sql/vectors/postgres-schema.js";
 import type { ErasureCondition } from "../store/erasure.js";
 import type { RegistryErasure } from "../store/registry-base.js";
 import { cursorOf } from "../store/written.js";
-import { logNames } from "./feed/append-log.js";
-import type { PostgresChangeLog } from "./feed/change-log.js";
-import { vectorTables } from "./search/vectors-schema.js";
 
 /** Erases session `id` under `condition` and logs it; null: nothing there, condition unmet, or skipped. */
 export async function eraseLocked(

@@ -15,13 +15,13 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { termTsqueries } from "../sql/engines/postgres/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
-import { PostgresFactVectors } from "../sql/fact-vectors/postgres.js";
 import { forgetDanglingSources } from "../sql/facts/dangling.js";
 import { factTables, postgresFacts, sourcedSql } from "../sql/facts/postgres.js";
+import { PostgresFactVectors } from "../sql/facts/postgres-vectors.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
+import { openContents } from "../sql/sealing/postgres-stored-form.js";
 import type { FactFilter } from "../store/facts.js";
-import type { KeyedTables } from "./sealing.js";
-import { openContents } from "./stored-form.js";
 
 /** Migration 23: facts, their sources (by session for erasure), and each session's learn mark. */
 export function factTablesSql(t: Tables): string[] {

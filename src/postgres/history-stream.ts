@@ -23,6 +23,8 @@ import {
   stepTo,
 } from "../sql/engines/postgres/tree.js";
 import { hydrate } from "../sql/media/postgres.js";
+import { openContents } from "../sql/sealing/postgres-stored-form.js";
+import { chooseAndOpen } from "../sql/sealing/postgres-summaries.js";
 import {
   type PathBackend,
   type PathItem,
@@ -32,8 +34,6 @@ import {
   type WindowLimits,
   type WindowRow,
 } from "../store/history-stream.js";
-import { openContents } from "./stored-form.js";
-import { chooseAndOpen } from "./summaries.js";
 import { listCompactions } from "./writes.js";
 
 const NODE = "seq, parent_seq, depth, bytes, cum_bytes";

@@ -19,9 +19,9 @@ import {
   overlayOnPath,
   stepTo,
 } from "../sql/engines/postgres/tree.js";
+import { openContents } from "../sql/sealing/postgres-stored-form.js";
+import { chooseAndOpen } from "../sql/sealing/postgres-summaries.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import { openContents } from "./stored-form.js";
-import { chooseAndOpen } from "./summaries.js";
 
 // $3 byte budget (NULL = whole path), $4 minimum number of recent rows.
 const planSql = statement((t) => {

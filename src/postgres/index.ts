@@ -3,6 +3,8 @@
  * `@electric-sql/pglite` are optional peers: pass your own Pool / Client / PGlite instance, or a connection
  * string (then `pg` is loaded on first use).
  */
+
+export { PostgresBlockStore, PostgresEntryStore } from "../sql/context-store/postgres.js";
 export type {
   PostgresQueryable,
   PostgresQueryable as PgClientLike,
@@ -14,7 +16,6 @@ export type {
   PostgresConnectionArg,
 } from "../sql/engines/postgres/reference-connection.js";
 export type { PostgresPurgeMode, PostgresPurgeOptions } from "../sql/purge/postgres.js";
-export { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 export { PostgresContextProvider, PostgresSearchProvider, PostgresSessionProvider } from "./reference.js";
 export { PostgresSessionRegistry } from "./registry.js";
 export { POSTGRES_SCHEMA_VERSION, type PostgresStoreOptions } from "./schema.js";

@@ -7,6 +7,7 @@
  */
 
 import type { OwnerDigest, SessionInfo } from "../contract/registry.js";
+import type { PostgresBackend } from "../sql/backend/postgres.js";
 import { forgetCheckpoints } from "../sql/checkpoints/postgres.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
@@ -17,6 +18,7 @@ import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
 import { deleteStatement } from "../sql/registry/postgres-writes.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
+import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
 import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
 import type { ErasureCondition } from "../store/erasure.js";
@@ -24,10 +26,8 @@ import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { loggedAt } from "../store/written.js";
-import type { PostgresBackend } from "./backend.js";
 import { eraseLocked } from "./erase.js";
 import { forgetFacts } from "./facts.js";
-import type { KeyedTables } from "./sealing.js";
 
 type Ready = () => Promise<Executor>;
 

@@ -9,9 +9,9 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { ownedSearchSql } from "../sql/engines/postgres/fts.js";
 import { guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
+import { resealed } from "../sql/sealing/postgres-key-guard.js";
+import { type StoredForm, searchVector, storedForm } from "../sql/sealing/postgres-stored-form.js";
 import type { RowWritten } from "../store/written.js";
-import { resealed } from "./key-guard.js";
-import { type StoredForm, searchVector, storedForm } from "./stored-form.js";
 import { childrenOf, lockHead } from "./writes.js";
 
 /**

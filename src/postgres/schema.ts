@@ -2,6 +2,7 @@ import type { WritePolicyOptions } from "../contract/store.js";
 import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
+import { indexChangeLog } from "../sql/change-log/postgres-append-log.js";
 import { checkpointTablesSql } from "../sql/checkpoints/postgres.js";
 import { backfillRecords, recordColumnsSql } from "../sql/context-records/postgres.js";
 import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
@@ -9,11 +10,10 @@ import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
 import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
+import { retokenizeCjk } from "../sql/search/postgres-retokenize.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
 import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
-import { indexChangeLog } from "./feed/append-log.js";
-import { retokenizeCjk } from "./search/retokenize.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
 export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {
@@ -299,7 +299,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   // A streaming answer's chunks, kept while it runs so a reloaded page rejoins it (ai-sdk/resumable.ts).
   { version: 17, statements: streamTables },
-  // Encryption at rest (postgres/sealing.ts): a keyed check of each encrypted owner's key, under a hash of the owner
+  // Encryption at rest (sql/sealing/postgres.ts): a keyed check of each encrypted owner's key, under a hash of the owner
   // id (never the id, never the key), so a wrong key is refused before anything is written or read as garbage.
   {
     version: 18,
@@ -307,7 +307,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE IF NOT EXISTS ${t.ownerKeys} (owner_hash text PRIMARY KEY, key_check text NOT NULL)`,
     ],
   },
-  // Key rotation (postgres/rekey.ts): beside the owner's key check (then the new key's), the check of the key its
+  // Key rotation (sql/rekey-hooks/postgres.ts): beside the owner's key check (then the new key's), the check of the key its
   // rows move from and the cursor of the walk, the last session (head num) and message id re-sealed.
   {
     version: 19,

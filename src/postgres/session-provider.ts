@@ -14,10 +14,21 @@ import type { SearchHit, SearchOptions } from "../contract/search.js";
 import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { toolNamesArg } from "../message/tool-parts.js";
+import type { PostgresBackend } from "../sql/backend/postgres.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { runProgram } from "../sql/engines/postgres/program.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { hydrate, joined, releaseMessages, releaseSession } from "../sql/media/postgres.js";
+import {
+  latestSql,
+  messageSql,
+  readBranches,
+  readMessage,
+  readSiblings,
+  storedJson,
+  storedMessage,
+} from "../sql/message-reads/postgres.js";
+import { openContents, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { postgresToolRows } from "../sql/tool-rows/postgres.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, replaced } from "../store/feed/change-rows.js";
@@ -29,21 +40,10 @@ import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, RowWritten, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
-import type { PostgresBackend } from "./backend.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { leafDepth, pathStats, readPath } from "./history.js";
 import { PostgresPathBackend } from "./history-stream.js";
-import {
-  latestSql,
-  messageSql,
-  readBranches,
-  readMessage,
-  readSiblings,
-  storedJson,
-  storedMessage,
-} from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { openContents, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { contextTokens } from "./tokens.js";
 import { upsertRow } from "./upsert.js";
 import { clearRows, deleteRows, insertCompaction, listCompactions } from "./writes.js";

@@ -13,23 +13,23 @@ import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
+import type { PostgresBackend } from "../sql/backend/postgres.js";
+import { PostgresBlockStore } from "../sql/context-store/postgres.js";
 import { type Executor, sqlState } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { joined, releaseMessages } from "../sql/media/postgres.js";
+import { storedJson } from "../sql/message-reads/postgres.js";
 import { countersSql } from "../sql/registry/postgres.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
+import { messageForm, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
-import type { PostgresBackend } from "./backend.js";
-import { PostgresBlockStore } from "./context-store.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
-import { storedJson } from "./message-reads.js";
 import { updateRow } from "./rewrite.js";
-import { messageForm, type StoredForm, writeWithAttachments } from "./stored-form.js";
 import { deleteRows } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.

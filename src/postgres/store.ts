@@ -13,6 +13,8 @@ import { factChannel } from "../search/facts.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
 import type { SearchPlan } from "../search/options.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
+import { PostgresChangeLog } from "../sql/change-log/postgres.js";
+import { PostgresBlockStore, PostgresEntryStore } from "../sql/context-store/postgres.js";
 import {
   type Executor,
   openExecutor,
@@ -23,9 +25,17 @@ import { checkLayout } from "../sql/engines/postgres/layout-check.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
 import { PostgresGraphItems } from "../sql/graph-store/postgres.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
+import { readMessagesById } from "../sql/message-reads/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
+import { rekeyPostgres } from "../sql/rekey-hooks/postgres.js";
+import { type KeyedTables, postgresKeys } from "../sql/sealing/postgres.js";
+import { activePathIds } from "../sql/search/postgres-path-ids.js";
+import { PostgresStreams } from "../sql/streams/postgres-store.js";
 import { postgresTimedMessages } from "../sql/timed-messages/postgres.js";
+import { postgresList } from "../sql/timed-messages/postgres-list.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
+import { postgresVectors } from "../sql/vectors/postgres.js";
+import { prepareVectors } from "../sql/vectors/postgres-citus.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
@@ -38,23 +48,13 @@ import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { PostgresCheckpoints } from "./checkpoints.js";
 import { citusSteps } from "./citus-steps.js";
-import { PostgresBlockStore, PostgresEntryStore } from "./context-store.js";
 import { PostgresFacts } from "./facts.js";
-import { PostgresChangeLog } from "./feed/change-log.js";
 import { logFactWrites } from "./feed/facts-log.js";
-import { readMessagesById } from "./message-reads.js";
 import { PostgresSessionRegistry } from "./registry.js";
-import { rekeyPostgres } from "./rekey.js";
 import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
-import { type KeyedTables, postgresKeys } from "./sealing.js";
-import { activePathIds } from "./search/path-ids.js";
 import { searchMessages } from "./search/search.js";
-import { postgresVectors } from "./search/vectors.js";
-import { prepareVectors } from "./search/vectors-citus.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
-import { PostgresStreams } from "./streams.js";
-import { postgresList } from "./timed-list.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
 /**

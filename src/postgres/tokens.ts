@@ -9,8 +9,8 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../sql/engines/postgres/tables.js";
 import { isoSql, onPathOverlaysCtes, overlayEndpoints, overlayOnPath } from "../sql/engines/postgres/tree.js";
+import { chooseAndOpen } from "../sql/sealing/postgres-summaries.js";
 import type { OverlaySpan } from "../store/overlays.js";
-import { chooseAndOpen } from "./summaries.js";
 
 const tokensSql = statement((t) => {
   const own = t.layout.scope("$1::text");

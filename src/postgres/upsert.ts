@@ -1,10 +1,10 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { Executor } from "../sql/engines/postgres/client.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
+import type { StoredForm } from "../sql/sealing/postgres-stored-form.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { rewrite, updateRow } from "./rewrite.js";
-import type { StoredForm } from "./stored-form.js";
 import { lockHeadSql } from "./writes.js";
 
 /**

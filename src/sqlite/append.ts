@@ -7,12 +7,12 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { storedContent, writeChunks } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { childJump, type JumpFields, type JumpNode } from "../sql/engines/sqlite/tree.js";
+import { type SealKey, storedForm } from "../sql/sealing/sqlite.js";
+import { afterInsert, indexedSeq } from "../sql/search/sqlite-indexing.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
-import { type SealKey, storedForm } from "./sealing.js";
-import { afterInsert, indexedSeq } from "./search/indexing.js";
-import { childJump, type JumpFields, type JumpNode } from "./tree.js";
 
 /** What an append must know, read by one statement: the head, the parent, its jump target, the index watermark. */
 interface AppendContext {

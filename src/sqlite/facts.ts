@@ -13,15 +13,15 @@ import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver, SqlValue } from "../sql/engines/sqlite/driver.js";
+import { foldsToNothing, toFts5 } from "../sql/engines/sqlite/fts.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
-import { SqliteFactVectors } from "../sql/fact-vectors/sqlite.js";
 import { forgetDanglingSources } from "../sql/facts/dangling.js";
 import { addSource, type StoredFact, storedFacts } from "../sql/facts/reads.js";
 import { FACT_COLUMNS, sourcedSql, sqliteFacts } from "../sql/facts/sqlite.js";
+import { SqliteFactVectors } from "../sql/facts/sqlite-vectors.js";
 import { forgetMessageFacts, forgetSessionFacts } from "../sql/facts/steps.js";
 import type { Row } from "../sql/program.js";
 import type { FactFilter } from "../store/facts.js";
-import { foldsToNothing, toFts5 } from "./search/fts.js";
 
 /** Migration 23: facts, their sources (by session for erasure), their FTS5 index, and each session's learn mark. */
 export const FACT_TABLES = [

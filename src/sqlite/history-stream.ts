@@ -12,6 +12,7 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { ancestorAt, type NodeRow, nodeBySeq } from "../sql/engines/sqlite/tree.js";
 import { hydrate } from "../sql/media/sqlite.js";
 import {
   type PathBackend,
@@ -23,7 +24,6 @@ import {
   type WindowRow,
 } from "../store/history-stream.js";
 import { chooseOnPath, listCompactions } from "./history.js";
-import { ancestorAt, type NodeRow, nodeBySeq } from "./tree.js";
 
 type Row = PathRow<number> & { node: NodeRow };
 type WindowSqlRow = Pick<NodeRow, "seq" | "parent_seq" | "depth" | "bytes" | "cum_bytes"> & {

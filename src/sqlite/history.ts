@@ -2,10 +2,10 @@ import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import { overlayMessage } from "../message/overlay.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { freeTextSql } from "../sql/engines/sqlite/free-text.js";
+import { type NodeRow, nodeBySeq, onPaths, readSegment } from "../sql/engines/sqlite/tree.js";
+import { openSummary } from "../sql/sealing/sqlite.js";
 import { type CompactionRow, toStoredCompaction } from "../store/compactions.js";
 import { chooseOverlays, type OverlayCandidate } from "../store/overlays.js";
-import { openSummary } from "./sealing.js";
-import { type NodeRow, nodeBySeq, onPaths, readSegment } from "./tree.js";
 
 const COMPACTION_COLUMNS = `c.seq, c.id, ${freeTextSql("c.summary", "summary")}, c.from_message_id, c.to_message_id,
   c.details, c.created_at`;

@@ -1,6 +1,6 @@
 import { emitWarning } from "../runtime/warn.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { hasPending, indexPendingIfWritable } from "./search/indexing.js";
+import { hasPending, indexPendingIfWritable } from "../sql/search/sqlite-indexing.js";
 
 /** Pending messages worth an idle indexing batch: ~30 µs a row at 32, against ~190 µs for a batch of one. */
 export const IDLE_INDEX_MIN = 32;

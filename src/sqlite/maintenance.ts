@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { MissingDependencyError } from "../errors.js";
 import { loadBetterSqlite3, loadNodeSqlite } from "../sql/engines/sqlite/better-sqlite3.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { flushSearchIndex } from "./search/indexing.js";
+import { flushSearchIndex } from "../sql/search/sqlite-indexing.js";
 
 /** What a path holds, as far as agent-session is concerned. */
 export type SqliteFileKind = "missing" | "empty" | "agent-session" | "other-sqlite" | "not-sqlite";

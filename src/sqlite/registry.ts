@@ -1,4 +1,5 @@
 import type { NewSessionRecord, OwnerDigest, SessionInfo } from "../contract/registry.js";
+import type { SqliteBackend } from "../sql/backend/sqlite.js";
 import { deleteKeyed } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
@@ -9,6 +10,8 @@ import { STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import type { Program } from "../sql/program.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
+import { retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
+import { forgetStream } from "../sql/streams/sqlite-store.js";
 import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
 import type { OwnerGuard } from "../store/crypto/write-guard.js";
 import type { ErasureCondition } from "../store/erasure.js";
@@ -16,11 +19,8 @@ import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
-import type { SqliteBackend } from "./backend.js";
 import { forgetCheckpoints } from "./checkpoints.js";
 import { forgetFacts } from "./facts.js";
-import { retokenizeOwned } from "./search/retokenize.js";
-import { forgetStream } from "./streams.js";
 import { deleteSessionContent } from "./writes.js";
 
 export { NEXT_ACTIVITY };

@@ -1,10 +1,14 @@
 import { SessionError } from "../errors.js";
+import { indexChangeLog } from "../sql/change-log/sqlite.js";
 import { CHECKPOINT_TABLES } from "../sql/checkpoints/sqlite.js";
 import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { isReadonlyError } from "../sql/engines/sqlite/readonly.js";
 import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
+import { retokenizeCjk, retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
+import { STREAM_TABLES } from "../sql/streams/sqlite-store.js";
 import {
   addFactSealedColumn,
   FACT_INDEX_MERGE,
@@ -12,10 +16,6 @@ import {
   FACT_TABLES,
   forgetDanglingFacts,
 } from "./facts.js";
-import { indexChangeLog } from "./feed/change-log.js";
-import { isReadonlyError } from "./search/indexing.js";
-import { retokenizeCjk, retokenizeOwned } from "./search/retokenize.js";
-import { STREAM_TABLES } from "./streams.js";
 
 /**
  * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for

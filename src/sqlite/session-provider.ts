@@ -15,10 +15,19 @@ import type { SessionBinding } from "../contract/store.js";
 import { assertSessionId, canBeStored } from "../message/ids.js";
 import { parseMessage } from "../message/json.js";
 import { toolNamesArg } from "../message/tool-parts.js";
+import type { SqliteBackend } from "../sql/backend/sqlite.js";
 import { contentSql, resolveContent } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { runProgram } from "../sql/engines/sqlite/program.js";
 import { hydrate, releaseMessages } from "../sql/media/sqlite.js";
+import {
+  type Located,
+  locate,
+  readMessage,
+  readSiblings,
+  storedJson,
+  storedMessage,
+} from "../sql/message-reads/sqlite.js";
 import { sqliteToolRows } from "../sql/tool-rows/sqlite.js";
 import { toolMessages } from "../sql/tool-rows/steps.js";
 import { type Change, inserted, replaced } from "../store/feed/change-rows.js";
@@ -28,17 +37,8 @@ import { recentHistory } from "../store/recent.js";
 import type { PreparedWrite } from "../store/write-policy.js";
 import type { Logged, Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
-import type { SqliteBackend } from "./backend.js";
 import { listCompactions, pathStats, readPath } from "./history.js";
 import { SqlitePathBackend } from "./history-stream.js";
-import {
-  type Located,
-  locate,
-  readMessage,
-  readSiblings,
-  storedJson,
-  storedMessage,
-} from "./message-reads.js";
 import { contextTokens } from "./tokens.js";
 import { writeMessageRow } from "./write-row.js";
 import { clearRows, deleteRows, insertCompaction, updateRow, upsertRow } from "./writes.js";

@@ -6,9 +6,12 @@
 
 import type { AppendResult, DeleteTip } from "../contract/provider.js";
 import { SessionError } from "../errors.js";
+import type { SqliteBackend } from "../sql/backend/sqlite.js";
 import { KEEP_RECORD } from "../sql/context-records/sqlite.js";
+import { keptRecord, type RecordRow, storedBlock } from "../sql/context-store/sqlite-sealed.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { releaseMessages } from "../sql/media/sqlite.js";
+import { storedJson } from "../sql/message-reads/sqlite.js";
 import {
   refuseUsage,
   STEP_GUARD,
@@ -21,10 +24,7 @@ import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
 import { appendRow } from "./append.js";
-import type { SqliteBackend } from "./backend.js";
-import { storedJson } from "./message-reads.js";
 import { NEXT_ACTIVITY } from "./registry.js";
-import { keptRecord, type RecordRow, storedBlock } from "./sealed-context.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
 

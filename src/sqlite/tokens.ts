@@ -5,8 +5,8 @@
 import { overlayMessage } from "../message/overlay.js";
 import { estimateMessageTokens } from "../message/tokens.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { type NodeRow, nodeBySeq } from "../sql/engines/sqlite/tree.js";
 import { chooseOnPath } from "./history.js";
-import { type NodeRow, nodeBySeq } from "./tree.js";
 
 /**
  * Estimated tokens of the overlay-applied path to `leaf` from running totals: the leaf's cumulative count, minus

@@ -1,14 +1,14 @@
 import type { SessionMessage } from "../contract/message.js";
+import type { SqliteChangeLog } from "../sql/change-log/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { collect, linkAttachments, unlinkRows } from "../sql/media/sqlite-tables.js";
+import type { SealKey } from "../sql/sealing/sqlite.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
 import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { Change } from "../store/feed/change-rows.js";
 import { type Offloaded, offloadMessage } from "../store/media/offload.js";
 import type { RowWritten, Written } from "../store/written.js";
 import type { ClearGuard } from "./append.js";
-import type { SqliteChangeLog } from "./feed/change-log.js";
-import type { SealKey } from "./sealing.js";
 
 /**
  * Writes a message's row with what hangs on it, in one transaction when anything does:

@@ -12,14 +12,20 @@ import {
   writeChunks,
 } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "../sql/engines/sqlite/tree.js";
 import { releaseSession } from "../sql/media/sqlite.js";
+import {
+  type SealKey,
+  type StoredForm,
+  storedForm,
+  storedSummary,
+  storesSame,
+} from "../sql/sealing/sqlite.js";
+import { indexedSeq, indexText, unindexMessage, unindexSession } from "../sql/search/sqlite-indexing.js";
 import { encode } from "../store/crypto/row-codec.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
 import { forgetMessages } from "./facts.js";
-import { type SealKey, type StoredForm, storedForm, storedSummary, storesSame } from "./sealing.js";
-import { indexedSeq, indexText, unindexMessage, unindexSession } from "./search/indexing.js";
-import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "./tree.js";
 
 interface Head {
   num: number;

@@ -11,7 +11,7 @@ import type { KeyRace } from "../../src/testing/privacy/key-race.js";
 // A statement that writes (not a look-up, which only reads): on Citus also the routed append's delegated call and the
 // owner guard a write in clear calls before it in its transaction (postgres/citus/).
 const WRITES = /\b(INSERT|UPDATE|DELETE|REPLACE|agent_append_v\d+|agent_owner_guard_v\d+)\b/i;
-// The owner's lock a bulk write in clear takes before its rows (postgres/clear-owners.ts), and a key look-up.
+// The owner's lock a bulk write in clear takes before its rows (sql/sealing/postgres-clear-owners.ts), and a key look-up.
 const LOCKS = /pg_advisory_xact_lock_shared/;
 const LOOK_UP = /agent_owner_keys/;
 

@@ -6,8 +6,8 @@ import { describe, test } from "node:test";
 import { SessionManager } from "../../src/manager/manager.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import type { SqlDriver, SqlValue } from "../../src/sql/engines/sqlite/driver.js";
+import { indexPending } from "../../src/sql/search/sqlite-indexing.js";
 import { appendRow } from "../../src/sqlite/append.js";
-import { indexPending } from "../../src/sqlite/search/indexing.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { msg } from "../../src/testing/contract/harness.js";
 

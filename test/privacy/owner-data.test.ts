@@ -5,12 +5,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
-import { tableStatements, vectorTables } from "../../src/postgres/search/vectors-schema.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { tableNames } from "../../src/sql/engines/postgres/tables.js";
-import { factVectorColumnSql } from "../../src/sql/fact-vectors/postgres.js";
+import { factVectorColumnSql } from "../../src/sql/facts/postgres-vectors.js";
 import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
+import { tableStatements, vectorTables } from "../../src/sql/vectors/postgres-schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { CODEC_KINDS } from "../../src/store/crypto/row-codec.js";
 import {

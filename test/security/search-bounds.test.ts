@@ -6,7 +6,7 @@ import { DEFAULT_QUERY_LIMITS, queryLimits } from "../../src/search/limits.js";
 import { parseQuery } from "../../src/search/query.js";
 import { scoreText } from "../../src/search/score.js";
 import { sessionLexeme, toTsquery } from "../../src/sql/engines/postgres/fts.js";
-import { toFts5 } from "../../src/sqlite/search/fts.js";
+import { toFts5 } from "../../src/sql/engines/sqlite/fts.js";
 import { ids, msg, rejectsWithCode } from "../../src/testing/contract/harness.js";
 import { distinctWords, repeated } from "../../src/testing/contract/search-bounds.spec.js";
 import { type ProbeEntry, probeBackends } from "./backends.js";

@@ -13,8 +13,8 @@ import { sourceFiles } from "./fixtures/imports.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CODEC = "src/store/crypto/row-codec.ts";
 // The rotation re-seals under the new key what it opened with the old one (its own files: src/sql/rekey/ and each
-// engine's rekey.ts).
-const REKEY = /^src\/(?:sql\/rekey\/[a-z-]+|sqlite\/rekey|postgres\/rekey)\.ts$/;
+// engine's hooks in src/sql/rekey-hooks/).
+const REKEY = /^src\/sql\/rekey(?:-hooks)?\/[a-z-]+\.ts$/;
 const FROM_SEAL = /(?:import|export)\s*(?:type\s*)?\{([^}]*)\}\s*from\s*"[^"]*\/seal\.js"/g;
 
 test("only the row codec (and the rotation) import sealContent or openContent", () => {

@@ -52,7 +52,7 @@ const CEILINGS: Record<string, number> = {
   "search/limits.ts": 1,
   "search/blind-tokens.ts": 1,
   "search/vectors/channel.ts": 1,
-  "sqlite/search/vectors.ts": 1,
+  "sql/vectors/sqlite.ts": 1,
   "postgres/citus/distribute.ts": 1,
   "sql/engines/postgres/layout-check.ts": 1,
   "store/usage-totals.ts": 1,

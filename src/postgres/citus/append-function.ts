@@ -34,7 +34,7 @@ import { ownerHashSql, ownerTsvectorSql } from "../../sql/engines/postgres/fts.j
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { childSql } from "../../sql/engines/postgres/tree.js";
 import { NOW, usageAssignments, usageFits } from "../../sql/registry/postgres-writes.js";
-import type { ClearGuard } from "../key-cache.js";
+import type { ClearGuard } from "../../sql/sealing/postgres-key-cache.js";
 import { parentRead } from "./parent.js";
 
 // The argument types in order. $1 session, $2 id, $3 parent id, $4 mode, $5 check expected leaf, $6 expected

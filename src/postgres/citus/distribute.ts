@@ -15,7 +15,7 @@ import { SessionError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import { hasCitus, isDistributed } from "../../sql/engines/postgres/layout-check.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { vectorTables } from "../search/vectors-schema.js";
+import { vectorTables } from "../../sql/vectors/postgres-schema.js";
 import { placeDeclared } from "./placement.js";
 
 /** The primary key and unique constraints of `table` (names made by Postgres, so looked up rather than guessed). */

@@ -2,7 +2,7 @@
  * The owner guard of a cluster's writes in clear that cannot carry it inside their statement (docs/PRIVACY.md,
  * "Refusals"; sql/engines/postgres/owner-guard.ts ownerGuardFunction): a function on the coordinator, not
  * distributed, so a call runs there in the caller's transaction. It takes the owner's advisory lock shared, which
- * the record of the owner's first key takes exclusive (postgres/key-snapshot.ts), and only then reads the owner's
+ * the record of the owner's first key takes exclusive (sql/sealing/postgres-key-snapshot.ts), and only then reads the owner's
  * check and the session's owner: VOLATILE, each read takes a snapshot after the lock, so a key committed while the
  * call waited is seen, and one recorded after it waits for the write's commit. A check and the write in one
  * transaction, no window between them.

@@ -10,10 +10,10 @@
  */
 
 import { SessionError } from "../../errors.js";
+import { type StatementLog, voidValue } from "../../sql/change-log/postgres-append-log.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import type { Outcome } from "../append-outcome.js";
-import { type StatementLog, voidValue } from "../feed/append-log.js";
 
 // $1 origin, $2 session, $3 kind, $4 the ids' JSON, $5 the parent id (NULL: a root), as append-log.ts's CTEs
 // insert them.

@@ -1,8 +1,8 @@
+import type { PostgresChangeLog } from "../../sql/change-log/postgres.js";
+import type { LoggedAppend } from "../../sql/change-log/postgres-append-log.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Change } from "../../store/feed/change-rows.js";
 import type { Written } from "../../store/written.js";
-import type { LoggedAppend } from "./append-log.js";
-import type { PostgresChangeLog } from "./change-log.js";
 
 /**
  * What an append or import needs to insert its own change-log row in its statement (append-log.ts), or undefined

@@ -10,10 +10,10 @@ import { hasFilters, type SearchPlan } from "../../search/options.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { activePathsCte, isoSql, type Scope } from "../../sql/engines/postgres/tree.js";
+import { filterParams } from "../../sql/search/postgres-filters.js";
+import { type Candidate, type CandidateColumns, candidateOf } from "../../sql/search/postgres-page.js";
+import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "../../sql/search/postgres-text-parents.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { filterParams } from "./filters.js";
-import { type Candidate, type CandidateColumns, candidateOf } from "./page.js";
-import { TEXT_PARENT_JOIN, TEXT_PARENT_SEQ, textParentsCte } from "./text-parents.js";
 
 // $1 the tsquery of any term (scoped), $2 each term's own tsquery, $3 how many candidates, $4 the session id (or
 // NULL), $5 whether the time filter needs each candidate's time (the page reads it for the hits): the newest matches of any term, each with the terms it matches (1-based) and what ranking needs. One scan

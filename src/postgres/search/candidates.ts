@@ -17,7 +17,8 @@ import type { VectorChannel } from "../../search/vectors/types.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
-import { searchBlinds } from "./blind.js";
+import { searchBlinds } from "../../sql/search/postgres-blind.js";
+import { onPathOf, type PageHit, readPage } from "../../sql/search/postgres-page.js";
 import {
   type CandidateRow,
   candidateRows,
@@ -30,7 +31,6 @@ import {
 } from "./candidate-rows.js";
 import { sourceSeqs } from "./fact-sources.js";
 import { fanOutCandidateRows } from "./fan-out.js";
-import { onPathOf, type PageHit, readPage } from "./page.js";
 
 /**
  * The hits of a ranked-recall search, best first, at most `plan.limit`, and the fact channel's answer when it took

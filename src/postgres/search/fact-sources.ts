@@ -12,9 +12,9 @@ import type { SearchPlan } from "../../search/options.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { isoSql } from "../../sql/engines/postgres/tree.js";
+import { type CandidateColumns, candidateOf, onPathOf } from "../../sql/search/postgres-page.js";
 import { citusSteps } from "../citus-steps.js";
 import type { Node } from "./candidate-rows.js";
-import { type CandidateColumns, candidateOf, onPathOf } from "./page.js";
 
 // $1 session ids and $2 message ids (pairs), $3 the owner searched (NULL: none), and in the Citus layout $4 the
 // sessions of one shard, named in every table reference: each source's row, with what the page needs.

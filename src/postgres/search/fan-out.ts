@@ -13,6 +13,8 @@ import type { SearchPlan } from "../../search/options.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { activePathsCte } from "../../sql/engines/postgres/tree.js";
+import { type FilterParams, filterParams } from "../../sql/search/postgres-filters.js";
+import { onPathOf, type PageHit, readPage } from "../../sql/search/postgres-page.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
 import { citusSteps } from "../citus-steps.js";
 import {
@@ -26,8 +28,6 @@ import {
   RECALL_CANDIDATES,
   type TermTsqueries,
 } from "./candidate-rows.js";
-import { type FilterParams, filterParams } from "./filters.js";
-import { onPathOf, type PageHit, readPage } from "./page.js";
 
 // $1 tsquery, $2 how many, $3 roles, $4 since, $5 until, $6 session numbers left out, $7 session ids (each NULL:
 // no filter): the newest matches, each shard its newest $2 (Citus pushes the ORDER BY … LIMIT down to the shards).

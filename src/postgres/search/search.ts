@@ -19,13 +19,13 @@ import type { Executor } from "../../sql/engines/postgres/client.js";
 import { sessionLexeme, toTsquery, withinOwner } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { activePathsCte, ancestorCte, isoSql } from "../../sql/engines/postgres/tree.js";
+import { searchBlinds } from "../../sql/search/postgres-blind.js";
+import { withExtras } from "../../sql/search/postgres-extras.js";
+import { filterParams } from "../../sql/search/postgres-filters.js";
+import { candidateOf, openHitContents, type PageHit } from "../../sql/search/postgres-page.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { searchBlinds } from "./blind.js";
 import { type FactChannel, recallSearch } from "./candidates.js";
-import { withExtras } from "./extras.js";
 import { fanOutAllWords } from "./fan-out.js";
-import { filterParams } from "./filters.js";
-import { candidateOf, openHitContents, type PageHit } from "./page.js";
 
 // Which hits need a climb to know whether they lie on their session's active path: not those of a session without
 // other branches (all of its messages do), nor those deeper than their leaf (none can), nor those of a session $9

@@ -1,16 +1,21 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { PostgresBackend } from "../../sql/backend/postgres.js";
+import {
+  type BlockRow,
+  type EntryRow,
+  entryOpener,
+  readBlockRow,
+} from "../../sql/context-store/postgres-sealed.js";
 import type { Executor } from "../../sql/engines/postgres/client.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { loadAttachments } from "../../sql/media/postgres.js";
+import { openContent } from "../../sql/sealing/postgres-stored-form.js";
+import { compactionsOf, type StoredCompactionRow } from "../../sql/sealing/postgres-summaries.js";
 import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type PostgresHead, postgresExportTable } from "../../sql/transfer/postgres-export.js";
 import { sessionImport } from "../../sql/transfer/postgres-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import type { PostgresBackend } from "../backend.js";
 import type { PostgresSessionRegistry } from "../registry.js";
-import { type BlockRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
-import { openContent } from "../stored-form.js";
-import { compactionsOf, type StoredCompactionRow } from "../summaries.js";
 import { POSTGRES_IMPORT } from "./import.js";
 import { rowsImport } from "./rows.js";
 

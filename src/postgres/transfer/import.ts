@@ -14,13 +14,13 @@ import { needsEncoding } from "../../sql/engines/postgres/text.js";
 import { timestampParam } from "../../sql/engines/postgres/timestamp.js";
 import { spineCte } from "../../sql/engines/postgres/tree.js";
 import { planImportLinks } from "../../sql/media/postgres.js";
+import { formsOf, searchVector } from "../../sql/sealing/postgres-stored-form.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { PostgresImportHelpers } from "../../sql/transfer/postgres-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { lockSql } from "../append-attempt.js";
-import { formsOf, searchVector } from "../stored-form.js";
 import { newestLeafSql, refreshHeadSql } from "../writes.js";
 import { writeCompactions } from "./rows.js";
 

@@ -10,14 +10,14 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { ImportCounts, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { knownIds } from "../../sql/context-records/postgres.js";
+import { storedBlock, storedEntry } from "../../sql/context-store/postgres-sealed.js";
 import type { Executor, Query } from "../../sql/engines/postgres/client.js";
 import { statement, type Tables } from "../../sql/engines/postgres/tables.js";
 import { timestampParam } from "../../sql/engines/postgres/timestamp.js";
+import type { KeyedTables } from "../../sql/sealing/postgres.js";
+import { clearOwnersHold } from "../../sql/sealing/postgres-clear-owners.js";
+import { summaryForms } from "../../sql/sealing/postgres-summaries.js";
 import type { RowImportWriter } from "../../store/transfer/base.js";
-import { clearOwnersHold } from "../clear-owners.js";
-import { storedBlock, storedEntry } from "../sealed-context.js";
-import type { KeyedTables } from "../sealing.js";
-import { summaryForms } from "../summaries.js";
 
 // In the Citus layout an overlay names its session ($9) and its id is unique within the session only: Citus
 // requires the distribution column in every unique key, so the conflict target is (session_id, id).

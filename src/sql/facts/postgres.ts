@@ -13,7 +13,7 @@ import type { RekeyTable } from "../rekey/table.js";
 import type { FactStatements } from "./steps.js";
 
 /**
- * What a fact write needs of the store's keys (postgres/sealing.ts PostgresKeys, handed in with the tables): the
+ * What a fact write needs of the store's keys (sql/sealing/postgres.ts PostgresKeys, handed in with the tables): the
  * owner's key looked up in the write's transaction, with the check its insert's guard then requires.
  */
 export interface FactKeys {

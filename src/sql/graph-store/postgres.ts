@@ -17,7 +17,7 @@ import { command, query } from "../program.js";
 import type { ItemRow, RekeyTable } from "../rekey/table.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
-/** What graph items need of the store's keys (postgres/sealing.ts PostgresKeys, handed in with the tables). */
+/** What graph items need of the store's keys (sql/sealing/postgres.ts PostgresKeys, handed in with the tables). */
 export interface GraphKeys {
   guarded<T>(query: Query, use: (keys: ContentKeys) => T, fresh?: boolean): Promise<{ value: T }>;
   run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T>;

@@ -198,7 +198,7 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
       status: "meta",
       superseded_by: "id",
       search: "derived",
-      // A store with an embedder adds it (sql/fact-vectors/postgres.ts); an encrypted owner's fact holds the empty marker.
+      // A store with an embedder adds it (sql/facts/postgres-vectors.ts); an encrypted owner's fact holds the empty marker.
       embedding: "derived",
     },
   },

@@ -259,7 +259,7 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       producer: "meta",
       status: "meta",
       superseded_by: "id",
-      // A store with an embedder adds it (sql/fact-vectors/sqlite.ts); an encrypted owner's fact holds the empty marker.
+      // A store with an embedder adds it (sql/facts/sqlite-vectors.ts); an encrypted owner's fact holds the empty marker.
       embedding: "derived",
     },
     { text: "fact", about: "fact" },

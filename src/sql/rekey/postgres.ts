@@ -10,7 +10,7 @@ import { query } from "../program.js";
 import { rotationStatements } from "./postgres-rotation.js";
 import type { Cursor, NameRow, Num, OwnedSession, SummaryRow } from "./table.js";
 
-/** The statements of Postgres's rekey table in `t`; its hooks are in postgres/rekey.ts. */
+/** The statements of Postgres's rekey table in `t`; its hooks are in sql/rekey-hooks/postgres.ts. */
 export function rekeyStatements(t: Tables) {
   // The owner's messages: its sessions, their heads and their rows (co-located by session on Citus).
   const owned = `FROM ${t.sessions} s JOIN ${t.heads} h ON h.session_id = s.id

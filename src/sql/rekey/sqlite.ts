@@ -23,7 +23,7 @@ const EXAMINED = `SELECT count(*) AS n ${OWNED} AND (h.num < ? OR (h.num = ? AND
 const LEFT = `SELECT count(*) AS n ${OWNED} AND ${FIRST} GLOB '~sealed*' AND ${FIRST} <> ?`;
 const WRITE_MESSAGE = "UPDATE agent_messages SET content = ?, chunks = ?, content_hash = ? WHERE seq = ?";
 
-/** The statements of SQLite's rekey table; its hooks are in sqlite/rekey.ts. */
+/** The statements of SQLite's rekey table; its hooks are in sql/rekey-hooks/sqlite.ts. */
 export const REKEY = {
   ...ROTATION,
   // A batch's transaction excludes a rotation's start: the key a batch seals under is checked as it seals.

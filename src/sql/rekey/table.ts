@@ -5,7 +5,7 @@
  * one UPDATE that also makes their search vector again from blind tokens of the new key, opens rows through its
  * awaited key look-up, locks the rotation's row, and routes each statement by session on Citus. The tables are
  * sqlite.ts and postgres.ts here (with the rotation's record in sqlite-rotation.ts and postgres-rotation.ts, and
- * sealClear's in sqlite-clear.ts and postgres-clear.ts), the hooks src/sqlite/rekey.ts and src/postgres/rekey.ts.
+ * sealClear's in sqlite-clear.ts and postgres-clear.ts), the hooks src/sql/rekey-hooks/sqlite.ts and src/sql/rekey-hooks/postgres.ts.
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";

@@ -23,7 +23,7 @@ const clearSql = statement((t) => `DELETE FROM ${t.streamChunks} WHERE session_i
 // while the stream is the session's and live, in the statement that checks it. With keys (every store) the chunks
 // are guarded as a message's content is (engines/postgres/owner-guard.ts): sealed under a check still recorded, or in clear while the
 // owner still has none; `keyed` false says the guard refused them (nothing written). On a cluster the guard is a
-// statement before this one, in its transaction (postgres/streams.ts).
+// statement before this one, in its transaction (sql/streams/postgres-store.ts).
 const appendSql = statement((t) => {
   const guard = guardInside(t, 6, "$1::text");
   return `WITH ${guard.ctes}s AS (

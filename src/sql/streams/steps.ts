@@ -4,7 +4,7 @@
  * a read (the head with its chunks, one snapshot) and an append (checked under the head's row lock) in one
  * statement each; SQLite's table answers several, run in its transaction. The key handling differs on purpose and
  * stays in each engine's {@link StreamEngine}: SQLite looks the key up in the append's transaction, Postgres before
- * its one statement, which guards the key (postgres/key-guard.ts) and is sealed again when the guard refuses it.
+ * its one statement, which guards the key (sql/sealing/postgres-key-guard.ts) and is sealed again when the guard refuses it.
  */
 import type { StreamChunk, StreamHead, StreamRead, StreamStore } from "../../contract/streams.js";
 import type { ContentKeys } from "../../store/crypto/content-keys.js";

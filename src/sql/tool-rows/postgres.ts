@@ -1,7 +1,7 @@
 /**
  * Postgres's statements of a path's tool rows (steps.ts has the steps): the walk finds the leaf (the
  * latest when none is named) in the same statement and tests each row with LIKE ANY; sealed content (an encrypted
- * owner's, postgres/stored-form.ts) cannot be tested there, so it always passes and is opened after its read. Both
+ * owner's, sql/sealing/postgres-stored-form.ts) cannot be tested there, so it always passes and is opened after its read. Both
  * statements are prepared; in the Citus layout each names the session, so it runs on the session's shard alone.
  */
 

@@ -2,7 +2,7 @@
  * Postgres' statements for the transfer's export (export.ts): listings in keyset
  * pages along an index, each a prepared statement; in the Citus layout a session's reads also name it (the last
  * parameter), so each runs on its one node (and the parent join, which is not on the distribution column, is
- * allowed there). Rows are opened by the engine's own helpers (an encrypted owner's key: postgres/stored-form.ts),
+ * allowed there). Rows are opened by the engine's own helpers (an encrypted owner's key: sql/sealing/postgres-stored-form.ts),
  * which postgres/transfer/export.ts hands in.
  */
 import { recordOf } from "../../context/records.js";

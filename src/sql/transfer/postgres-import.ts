@@ -45,7 +45,7 @@ export interface PostgresImportHelpers {
   time(value: unknown, what: string, path: string): string;
 }
 
-/** What the import needs of the store's keys (postgres/sealing.ts PostgresKeys): an owner's name sealed. */
+/** What the import needs of the store's keys (sql/sealing/postgres.ts PostgresKeys): an owner's name sealed. */
 export interface ImportKeys {
   run<T>(query: Query, use: (keys: ContentKeys) => T): Promise<T>;
 }
@@ -53,7 +53,7 @@ export interface ImportKeys {
 /** The tables an import names, with the store's keys when it has a keyring. */
 export type ImportTables = Tables & { readonly keys?: ImportKeys | undefined };
 
-/** The change log an import records its `reset` in (postgres/feed/change-log.ts). */
+/** The change log an import records its `reset` in (sql/change-log/postgres.ts). */
 export interface PostgresImportLog {
   recordIn(query: Query, change: LoggedChange): Promise<number>;
 }

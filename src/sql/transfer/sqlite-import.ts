@@ -44,13 +44,13 @@ export interface SqliteImportHelpers {
     result: ImportCounted,
     attachments: AttachmentImport,
   ): number;
-  /** The owner's token on the messages stored already (sqlite/search/retokenize.ts retokenizeOwned). */
+  /** The owner's token on the messages stored already (sql/search/sqlite-retokenize.ts retokenizeOwned). */
   owned(driver: SqlDriver, sessionId: string): void;
-  /** The search rows of what is above the watermark (sqlite/search/indexing.ts indexPending). */
+  /** The search rows of what is above the watermark (sql/search/sqlite-indexing.ts indexPending). */
   index(driver: SqlDriver): void;
 }
 
-/** The change log an import records its `reset` in (sqlite/feed/change-log.ts). */
+/** The change log an import records its `reset` in (sql/change-log/sqlite.ts). */
 export interface SqliteImportLog {
   record(change: LoggedChange): number;
 }

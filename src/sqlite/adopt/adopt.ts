@@ -8,13 +8,13 @@ import { sqliteAdoption } from "../../sql/adopt/sqlite.js";
 import { adoption, probe } from "../../sql/adopt/steps.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { runProgram } from "../../sql/engines/sqlite/program.js";
+import { isReadonlyError } from "../../sql/engines/sqlite/readonly.js";
 import {
   type AdoptionReport,
   type AdoptOptions,
   warnAdoption,
   warnIfNotClean,
 } from "../../store/adopt/adopt.js";
-import { isReadonlyError } from "../search/indexing.js";
 import { sqliteAdoptionWrites } from "./import.js";
 
 /**

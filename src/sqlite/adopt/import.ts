@@ -6,6 +6,12 @@
 
 import type { SessionInfo } from "../../contract/registry.js";
 import type { AdoptionRun, AdoptionWrites, RowsAdoption, SessionAdoption } from "../../sql/adopt/steps.js";
+import {
+  type BlockReadRow,
+  type EntryRow,
+  entryOpener,
+  readBlockRow,
+} from "../../sql/context-store/sqlite-sealed.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { freeTextSql } from "../../sql/engines/sqlite/free-text.js";
 import { routine } from "../../sql/program.js";
@@ -15,7 +21,6 @@ import { contextRowName } from "../../store/adopt/context.js";
 import { compareRegistryRow } from "../../store/adopt/registry.js";
 import { type SessionInfoRow, toSessionInfo } from "../../store/registry-rows.js";
 import { openedName } from "../../store/session-names.js";
-import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { insertRow, SQLITE_IMPORT } from "../transfer/import.js";
 import { verifyCompactions, verifyMessages } from "./verify.js";
 

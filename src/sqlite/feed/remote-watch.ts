@@ -1,8 +1,8 @@
 import type { ChangeEvent } from "../../contract/feed.js";
 import { emitWarning } from "../../runtime/warn.js";
+import type { SqliteChangeLog } from "../../sql/change-log/sqlite.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import type { Interest, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
-import type { SqliteChangeLog } from "./change-log.js";
 import { dataVersion, isFileDatabase, SqliteWatermark } from "./watermark.js";
 
 /** How often a store without a change log looks at the file's data version (as the change log's default). */

@@ -19,15 +19,22 @@ import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { type FamilyExpander, noExpansion } from "../../sql/engines/sqlite/fts.js";
+import { branchedSessions } from "../../sql/search/sqlite-active-paths.js";
+import { searchBlinds } from "../../sql/search/sqlite-blind.js";
+import { withExtras } from "../../sql/search/sqlite-extras.js";
+import { filterSql } from "../../sql/search/sqlite-filters.js";
+import { pendingTexts } from "../../sql/search/sqlite-indexing.js";
+import {
+  type HitHead,
+  headBranched,
+  hitOptionsOf,
+  onActivePaths,
+  pageMaySkip,
+  readHits,
+} from "../../sql/search/sqlite-page.js";
+import { readScopedState, type SearchState } from "../../sql/search/sqlite-state.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { branchedSessions } from "./active-paths.js";
-import { searchBlinds } from "./blind.js";
-import { withExtras } from "./extras.js";
-import { filterSql } from "./filters.js";
-import { type FamilyExpander, noExpansion } from "./fts.js";
-import { pendingTexts } from "./indexing.js";
-import { type HitHead, headBranched, hitOptionsOf, onActivePaths, pageMaySkip, readHits } from "./page.js";
-import { readScopedState, type SearchState } from "./state.js";
 import { termMatches, withFiltered } from "./term-matches.js";
 import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } from "./weights.js";
 

@@ -18,16 +18,16 @@ import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
+import { cannotMatch, FamilyExpander, noExpansion, toFts5 } from "../../sql/engines/sqlite/fts.js";
+import { branchedSessions } from "../../sql/search/sqlite-active-paths.js";
+import { searchBlinds } from "../../sql/search/sqlite-blind.js";
+import { withExtras } from "../../sql/search/sqlite-extras.js";
+import { filterSql } from "../../sql/search/sqlite-filters.js";
+import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "../../sql/search/sqlite-indexing.js";
+import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "../../sql/search/sqlite-page.js";
+import { readScopedState, type SearchState, scopedMatch } from "../../sql/search/sqlite-state.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { branchedSessions } from "./active-paths.js";
-import { searchBlinds } from "./blind.js";
 import { SqliteRecallSource } from "./candidates.js";
-import { withExtras } from "./extras.js";
-import { filterSql } from "./filters.js";
-import { cannotMatch, FamilyExpander, noExpansion, toFts5 } from "./fts.js";
-import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "./indexing.js";
-import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "./page.js";
-import { readScopedState, type SearchState, scopedMatch } from "./state.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
 const SCORED = "SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts";

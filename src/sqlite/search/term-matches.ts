@@ -7,9 +7,9 @@
 import type { BlindTokens } from "../../search/blind-tokens.js";
 import type { QueryTerm } from "../../search/query.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
-import { type FilterSql, sessionFilter } from "./filters.js";
-import { cannotMatch, toFts5 } from "./fts.js";
-import { type SearchState, scopedMatch } from "./state.js";
+import { cannotMatch, toFts5 } from "../../sql/engines/sqlite/fts.js";
+import { type FilterSql, sessionFilter } from "../../sql/search/sqlite-filters.js";
+import { type SearchState, scopedMatch } from "../../sql/search/sqlite-state.js";
 import { type MatchNodes, matchNodesJson, NODE_FIELDS } from "./weights.js";
 
 // One term's newest matches; or all of them, in the index's own order, where no more can match than the cap (FTS5

@@ -14,8 +14,8 @@ import {
   termRarity,
 } from "../../search/rank.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
-import type { ScoreLookup } from "./page.js";
-import { textParents } from "./text-parents.js";
+import type { ScoreLookup } from "../../sql/search/sqlite-page.js";
+import { textParents } from "../../sql/search/sqlite-text-parents.js";
 
 /**
  * A term's matches with their nodes, flat: seq, parent seq (null for a root), session number and token estimate,

@@ -1,14 +1,19 @@
 import type { TransferSession } from "../../contract/transfer.js";
+import type { SqliteBackend } from "../../sql/backend/sqlite.js";
+import {
+  type BlockReadRow,
+  type EntryRow,
+  entryOpener,
+  readBlockRow,
+} from "../../sql/context-store/sqlite-sealed.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { loadAttachments } from "../../sql/media/sqlite-tables.js";
 import { SqlTransfer } from "../../sql/transfer/export.js";
 import { type SqliteHead, sqliteExportTable } from "../../sql/transfer/sqlite-export.js";
 import { sessionImport } from "../../sql/transfer/sqlite-import.js";
 import type { RowImportWriter, SessionImportWriter } from "../../store/transfer/base.js";
-import type { SqliteBackend } from "../backend.js";
 import { compactionOf, type EncodedCompactionRow } from "../history.js";
 import { SqliteSessionRegistry } from "../registry.js";
-import { type BlockReadRow, type EntryRow, entryOpener, readBlockRow } from "../sealed-context.js";
 import { rowsImport, SQLITE_IMPORT } from "./import.js";
 
 /**

@@ -10,20 +10,20 @@ import type { StoredCompaction } from "../../contract/message.js";
 import type { TransferMessage, TransferRow } from "../../contract/transfer.js";
 import { SessionError } from "../../errors.js";
 import { knownIds } from "../../sql/context-records/sqlite.js";
+import { storedBlock, storedEntry } from "../../sql/context-store/sqlite-sealed.js";
 import { storedContent, writeChunks } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
+import { jumpFor, nodeById } from "../../sql/engines/sqlite/tree.js";
 import { planImportLinks } from "../../sql/media/sqlite.js";
+import { storedForm, storedSummary } from "../../sql/sealing/sqlite.js";
+import { indexedSeq, indexPending, indexText } from "../../sql/search/sqlite-indexing.js";
+import { retokenizeOwned } from "../../sql/search/sqlite-retokenize.js";
 import type { ImportCounted } from "../../sql/transfer/import.js";
 import type { SqliteImportHelpers } from "../../sql/transfer/sqlite-import.js";
 import type { AttachmentImport } from "../../store/transfer/attachments.js";
 import type { RowImportWriter, TransferBatch } from "../../store/transfer/base.js";
 import { assertTransferMessage, messageFacts } from "../../store/transfer/stream.js";
 import { ensureHead } from "../append.js";
-import { storedBlock, storedEntry } from "../sealed-context.js";
-import { storedForm, storedSummary } from "../sealing.js";
-import { indexedSeq, indexPending, indexText } from "../search/indexing.js";
-import { retokenizeOwned } from "../search/retokenize.js";
-import { jumpFor, nodeById } from "../tree.js";
 
 /** Inserts one message as an append would (tree columns, totals, search row), but with its own parent and time. */
 export function insertMessage(

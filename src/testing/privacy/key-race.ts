@@ -4,7 +4,7 @@
  * between. Every sealed kind's write must then be refused `DECRYPT_FAILED` (its statement requires the owner to be
  * still without a recorded key, and the look-up done again refuses it), never land in clear; an import's rows (a
  * session's, blocks, entries), written in bulk with no guard of their own, hold the owner without a key instead
- * (postgres/clear-owners.ts). The backend delays the write deterministically ({@link KeyRace}); each kind runs on a
+ * (sql/sealing/postgres-clear-owners.ts). The backend delays the write deterministically ({@link KeyRace}); each kind runs on a
  * fresh storage, so the recorded key is the first.
  */
 import assert from "node:assert/strict";

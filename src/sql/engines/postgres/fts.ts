@@ -8,7 +8,7 @@
  * phrases with `<->`, all ANDed. No dictionary runs, so there are no stop words and no stemmer: word families come
  * from the query language's word-root prefixes and word forms, as on every backend. User text never reaches
  * `to_tsquery`. An encrypted owner's messages hold its blind tokens instead of words (search/blind-tokens.ts), and
- * a search of that owner matches each term as those tokens too (postgres/search/blind.ts says which owners).
+ * a search of that owner matches each term as those tokens too (sql/search/postgres-blind.ts says which owners).
  */
 import { createHash } from "node:crypto";
 import { type BlindTokens, isBlindLike } from "../../../search/blind-tokens.js";

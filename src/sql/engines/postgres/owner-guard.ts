@@ -1,12 +1,12 @@
 /**
- * Postgres's SQL of a write's key guard (postgres/key-guard.ts; store/crypto/write-guard.ts OwnerGuard): in the
+ * Postgres's SQL of a write's key guard (sql/sealing/postgres-key-guard.ts; store/crypto/write-guard.ts OwnerGuard): in the
  * ground floor, beside the table names, since the statements of several concerns (streams, facts, the registry)
- * put it in their writes. What a refused write does next (sealed again, looked up) stays in postgres/key-guard.ts.
+ * put it in their writes. What a refused write does next (sealed again, looked up) stays in sql/sealing/postgres-key-guard.ts.
  */
 import type { OwnerGuard } from "../../../store/crypto/write-guard.js";
 import type { Tables } from "./tables.js";
 
-/** The table names with the store's keys when it has a keyring (postgres/sealing.ts KeyedTables): only whether. */
+/** The table names with the store's keys when it has a keyring (sql/sealing/postgres.ts KeyedTables): only whether. */
 export type GuardTables = Tables & { readonly keys?: object | undefined };
 
 /** How many parameters {@link guardSql} reads: none without a keyring, else 3. */
@@ -16,7 +16,7 @@ export function guardCount(t: GuardTables): number {
 
 // The advisory lock of an owner's key on a cluster (its class, then 32 bits of the owner's hash): a write in clear
 // that cannot carry its guard inside its statement takes it shared ({@link ownerGuardFunction}), the record of an
-// owner's first key takes it exclusive (postgres/key-snapshot.ts), both on the coordinator.
+// owner's first key takes it exclusive (sql/sealing/postgres-key-snapshot.ts), both on the coordinator.
 const OWNER_LOCK_CLASS = 0x61676f6b;
 
 /** The call of the advisory lock of the owner whose hash is the SQL expression `hash`, `shared` or exclusive. */

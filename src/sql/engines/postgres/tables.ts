@@ -34,7 +34,7 @@ export interface Tables {
   adoptions: string;
   streams: string;
   streamChunks: string;
-  /** Each encrypted owner's key check (postgres/sealing.ts), under a hash of the owner id. */
+  /** Each encrypted owner's key check (sql/sealing/postgres.ts), under a hash of the owner id. */
   ownerKeys: string;
   /** Each owner's unfinished key rotation and its cursor (sql/rekey/postgres-rotation.ts). */
   ownerRekeys: string;

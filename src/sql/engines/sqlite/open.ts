@@ -204,7 +204,7 @@ const MAX_PAGE_CACHE_MIB = 1 << 20;
 
 /** The connection settings of a store's options (`INVALID_ARGUMENT` at the option); the others pass unread. */
 const connectionSettings = z.object({
-  // Checked here, before a file opens, as Postgres checks it (postgres/sealing.ts): the store reads it later.
+  // Checked here, before a file opens, as Postgres checks it (sql/sealing/postgres.ts): the store reads it later.
   keyring: keyringSchema.optional(),
   busyTimeoutMs: numberWhere(
     "busyTimeoutMs must be a whole number >= 0",

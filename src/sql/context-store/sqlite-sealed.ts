@@ -1,0 +1,169 @@
+/**
+ * Sealed context blocks and search entries on SQLite (context/sealing.ts): the owner of a row (its record's, or for
+ * a row with no record its key's or label's by the suffix rule), the stored form of a write (sealed for an owner
+ * with a key, else as it is), and the opening of a read. A store without a keyring asks nothing; one with a keyring
+ * reads the row's owner (at most one indexed statement: none for a row recorded as an owner's) on every block or
+ * entry write and on every read of a sealed row.
+ */
+import type { RecordColumns } from "../../context/records.js";
+import {
+  keyScope,
+  openBlock,
+  openEntry,
+  ownerOfLongest,
+  sealBlock,
+  sealEntry,
+} from "../../context/sealing.js";
+import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
+import { entryText, indexTokens, searchableText } from "../../search/tokens.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { readFreeText, storedFreeText } from "../engines/sqlite/free-text.js";
+
+/** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
+export function keyOwner(driver: SqlDriver, key: string): string | null {
+  const scope = keyScope(key);
+  if ("owner" in scope) return scope.owner;
+  if (scope.sessions.length === 0) return null;
+  return ownerOfLongest(
+    driver.all<{ id: string; owner: string | null }>(
+      "SELECT id, owner FROM agent_sessions WHERE id IN (SELECT value FROM json_each(?))",
+      [JSON.stringify(scope.sessions)],
+    ),
+  );
+}
+
+/**
+ * The owner of a row recorded so: the recorded owner, the recorded session's owner, or for a row with no record
+ * the owner its key (or label) names by the suffix rule ({@link keyOwner}).
+ */
+export function rowOwner(driver: SqlDriver, name: string, record: RecordColumns): string | null {
+  if (record.owner !== null) return record.owner;
+  if (record.sessionId === null) return keyOwner(driver, name);
+  return (
+    driver.get<{ owner: string | null }>("SELECT owner FROM agent_sessions WHERE id = ?", [record.sessionId])
+      ?.owner ?? null
+  );
+}
+
+/** A stored row's record columns as read (both null: unrecorded, or no row). */
+export interface RecordRow {
+  session_id: unknown;
+  owner: unknown;
+}
+
+/** The record a row keeps after a write recorded `written`: its own when it has one (an upsert keeps it). */
+export function keptRecord(row: RecordRow | undefined, written: RecordColumns): RecordColumns {
+  const stored = recordOfRow(row);
+  return stored.sessionId === null && stored.owner === null ? written : stored;
+}
+
+function recordOfRow(row: RecordRow | undefined): RecordColumns {
+  const text = (value: unknown) => (value == null ? null : String(value));
+  return { sessionId: text(row?.session_id), owner: text(row?.owner) };
+}
+
+// The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
+function sealingKey(
+  driver: SqlDriver,
+  name: string,
+  record: RecordColumns,
+  where: string,
+): Uint8Array | null {
+  if (!driver.keys) return null;
+  const owner = rowOwner(driver, name, record);
+  return owner === null ? null : driver.keys.ownerKey(owner, true, where);
+}
+
+/** A block's stored content and `sealed` flag (1, or null in clear), sealed for the owner of its kept `record`. */
+export function storedBlock(
+  driver: SqlDriver,
+  key: string,
+  content: string,
+  record: RecordColumns,
+): { content: string | Uint8Array; sealed: 1 | null } {
+  const seal = sealingKey(driver, key, record, `block "${key}"`);
+  return seal
+    ? { content: sealBlock(seal, key, content), sealed: 1 }
+    : { content: storedFreeText(content), sealed: null };
+}
+
+/** A block row's content columns (read through freeTextSql), its `sealed` flag and its record. */
+export interface BlockReadRow extends RecordRow {
+  content: unknown;
+  content_encoded: unknown;
+  sealed: unknown;
+}
+
+/** A block's content as read (its columns read through freeTextSql, and `sealed`). */
+export function readBlockRow(driver: SqlDriver, key: string, row: BlockReadRow): string {
+  const text = readFreeText(row.content, row.content_encoded);
+  if (row.sealed == null) return text;
+  return openBlock(driver.keys, rowOwner(driver, key, recordOfRow(row)), key, text);
+}
+
+/** What an entry write stores: its content, `sealed_chars` (its length when sealed) and its index text. */
+export interface StoredEntry {
+  content: string | Uint8Array;
+  sealedChars: number | null;
+  text: string;
+}
+
+/** An entry's stored form: sealed, with its words as the blind tokens of its kept `record`'s owner with a key. */
+export function storedEntry(
+  driver: SqlDriver,
+  label: string,
+  key: string,
+  content: string,
+  record: RecordColumns,
+): StoredEntry {
+  const seal = sealingKey(driver, label, record, `entry "${key}" of "${label}"`);
+  const text = entryText(key, content);
+  if (!seal) return { content: storedFreeText(content), sealedChars: null, text: searchableText(text) };
+  return {
+    content: sealEntry(seal, label, key, content),
+    // The length ranking reads (in code points, as SQLite's length() counts text in clear).
+    sealedChars: [...content].length,
+    text: blindTokensOf(seal).text(indexTokens(text)),
+  };
+}
+
+/**
+ * The blind tokens a search of `label`'s entries also matches: those of each owner of its sealed entries (by their
+ * records; one statement over the label's sealed rows), none when none is sealed.
+ */
+export function labelBlinds(driver: SqlDriver, label: string): BlindTokens[] {
+  const keys = driver.keys;
+  if (!keys) return [];
+  const records = driver.all<RecordRow>(
+    "SELECT DISTINCT session_id, owner FROM agent_search_entries WHERE label = ? AND sealed_chars IS NOT NULL",
+    [label],
+  );
+  const owners = new Set(records.map((row) => rowOwner(driver, label, recordOfRow(row))));
+  return [...owners].flatMap((owner) =>
+    owner === null ? [] : keys.ownerSearchKeys(owner, `entries of "${label}"`).map(blindTokensOf),
+  );
+}
+
+/** Opens the entries of one label as read (`sealed_chars` non-null: sealed), each with its record's owner's key. */
+export function entryOpener(driver: SqlDriver, label: string): (key: string, row: EntryRow) => string {
+  const owners = new Map<string, string | null>();
+  return (key, row) => {
+    const text = readFreeText(row.content, row.content_encoded);
+    if (row.sealed_chars == null) return text;
+    const record = recordOfRow(row);
+    const known = JSON.stringify([record.sessionId, record.owner]);
+    let owner = owners.get(known);
+    if (owner === undefined) {
+      owner = rowOwner(driver, label, record);
+      owners.set(known, owner);
+    }
+    return openEntry(driver.keys, owner, label, key, text);
+  };
+}
+
+/** An entry row's content columns (read through freeTextSql), its `sealed_chars` and its record. */
+export interface EntryRow extends RecordRow {
+  content: unknown;
+  content_encoded: unknown;
+  sealed_chars: unknown;
+}
