@@ -1,7 +1,7 @@
 import type { SessionMessage, StoredCompaction } from "../contract/message.js";
 import type { OwnerDigest } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
-import { base64Encode } from "../runtime/bytes.js";
+import { base64urlEncode } from "../runtime/bytes.js";
 
 /**
  * What the chat helpers need from a conversation: a `Session` (recommended: it validates, size-limits and
@@ -43,7 +43,7 @@ export interface ChatStorage<M extends SessionMessage = SessionMessage> {
 export function chatMessageId(): string {
   // Web Crypto (global on Node and in Workers): 12 random bytes are 16 base64url characters, no padding.
   const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_");
+  return base64urlEncode(bytes);
 }
 
 /** True when two messages have the same parts (what the page shows and the model reads). */

@@ -112,13 +112,7 @@ async function write(
     if (writes.remove.length > 0) await removeFrom(store, sessionId, writes);
   for (const [sessionId, writes] of plan) {
     if (!owners.has(sessionId)) continue;
-    const guard = {
-      sessionId,
-      source: MASTRA_SOURCE,
-      owner: writes.owner,
-      parentId: undefined,
-      guard: false,
-    };
+    const guard = guardOf(sessionId, writes.owner);
     const again: SessionMessage[] = [];
     if (writes.append.length > 0) {
       // An id stored meanwhile (by another writer, after the look-up) is replaced instead.
@@ -137,13 +131,14 @@ async function write(
 // Removes the messages that leave a thread (moved to another of its owner's), guarded as the other writes.
 async function removeFrom(store: StepCapableStore, sessionId: string, writes: ThreadWrites): Promise<void> {
   await store.writeStep({
-    sessionId,
-    source: MASTRA_SOURCE,
-    owner: writes.owner,
-    parentId: undefined,
-    guard: false,
+    ...guardOf(sessionId, writes.owner),
     messages: [],
     remove: writes.remove,
     removeTip: "ancestor",
   });
+}
+
+// What every step of a save is guarded by: the registry row is still this owner's Mastra thread.
+function guardOf(sessionId: string, owner: string) {
+  return { sessionId, source: MASTRA_SOURCE, owner, parentId: undefined, guard: false } as const;
 }

@@ -120,8 +120,10 @@ export function sha256Base64url(text: string): string {
       ? oneShot("sha256", text, "base64url")
       : node.createHash("sha256").update(text).digest("base64url");
   }
-  return base64Encode(nobleSha256(encoder.encode(text)))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+  return base64urlEncode(nobleSha256(encoder.encode(text)));
+}
+
+/** Bytes as base64url without padding (RFC 4648 §5). */
+export function base64urlEncode(bytes: Uint8Array): string {
+  return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -83,7 +83,9 @@ export async function postgresList(
   const bySession = new Map<string, ListRow[]>();
   for (const row of listed) {
     const sessionId = String(row.session_id);
-    bySession.set(sessionId, [...(bySession.get(sessionId) ?? []), row]);
+    const group = bySession.get(sessionId);
+    if (group) group.push(row);
+    else bySession.set(sessionId, [row]);
   }
   const messages = new Map<ListRow, SessionMessage | null>();
   for (const [sessionId, group] of bySession) {
