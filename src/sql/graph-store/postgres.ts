@@ -15,13 +15,8 @@ import { call, runInTransaction, runProgram } from "../engines/postgres/program.
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
 import type { ItemRow, RekeyTable } from "../rekey/table.js";
-import {
-  expiryOf,
-  type GraphEngine,
-  type GraphItemStatements,
-  itemKeyParams,
-  SqlGraphItems,
-} from "./steps.js";
+import { expiryOf, itemKeyParams } from "./row-params.js";
+import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** What graph items need of the store's keys (sql/sealing/postgres.ts PostgresKeys, handed in with the tables). */
 export interface GraphKeys {

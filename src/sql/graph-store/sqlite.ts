@@ -11,13 +11,8 @@ import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
 import type { ItemRow, RekeyTable } from "../rekey/table.js";
-import {
-  expiryOf,
-  type GraphEngine,
-  type GraphItemStatements,
-  itemKeyParams,
-  SqlGraphItems,
-} from "./steps.js";
+import { expiryOf, itemKeyParams } from "./row-params.js";
+import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** The migration that makes the table: one row per item, its owner first. */
 export const GRAPH_ITEM_TABLES = [

@@ -195,15 +195,6 @@ function itemOf(row: Row): GraphItem {
   };
 }
 
-/** An item row's first values in the statements' column order: owner, namespace, key, value (as stored), fields. */
-export function itemKeyParams(item: GraphItemDraft, stored: string): unknown[] {
-  return [item.owner, item.namespace, item.key, stored, item.fields];
-}
-
-/** When an item written at `now` expires: null without a time to live. */
-export const expiryOf = (item: GraphItemDraft, now: number): number | null =>
-  item.ttlMs === null ? null : now + item.ttlMs;
-
 function* rowsOf(step: Statement): Program<Row[]> {
   return yield step;
 }
