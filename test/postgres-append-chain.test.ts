@@ -127,4 +127,39 @@ for (const backend of backends)
         await single.store.close();
       });
     }
+
+    test("concurrent chains of one session build one path, each chain whole", async () => {
+      const schema = `agent_chain_race_${process.pid}`;
+      schemas.push(schema);
+      await dropSchema(pool as never, schema);
+      const store = await PostgresStore.open(pool as never, { schema });
+      await store.registry.create({ id: "r", name: "R" });
+      const step = { sessionId: "r", parentId: undefined, guard: false };
+      await Promise.all(
+        Array.from({ length: 8 }, (_, c) =>
+          store.writeStep({ ...step, messages: [0, 1, 2].map((k) => text(`c${c}-${k}`, c * 3 + k)) }),
+        ),
+      );
+      const path = (await store.session("r").getHistory()).map((m) => m.id);
+      assert.equal(path.length, 24);
+      for (let i = 0; i < 24; i += 3) {
+        const chain = path[i]?.split("-")[0];
+        assert.deepEqual(
+          path.slice(i, i + 3),
+          [0, 1, 2].map((k) => `${chain}-${k}`),
+        );
+      }
+      // The running sums and depths along the one path, and the head's count.
+      const { rows } = await pool.query(
+        `SELECT m.depth, m.cum_bytes, (SELECT sum(a.bytes) FROM ${schema}.agent_messages a WHERE a.depth <= m.depth) AS sum
+         FROM ${schema}.agent_messages m ORDER BY m.depth`,
+      );
+      rows.forEach((row, depth) => {
+        assert.equal(Number(row.depth), depth);
+        assert.equal(Number(row.cum_bytes), Number(row.sum));
+      });
+      const [head] = (await pool.query(`SELECT message_count FROM ${schema}.agent_session_heads`)).rows;
+      assert.equal(Number(head?.message_count), 24);
+      await store.close();
+    });
   });
