@@ -5,7 +5,6 @@
 // (an encrypted owner: sealed rows, blind tokens, the key guard) and where the chain falls back (an id stored).
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import type { SessionMessage } from "../src/contract/message.js";
 import { SessionError } from "../src/errors.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import {
@@ -14,6 +13,7 @@ import {
   postgresUnavailable,
   testPool,
 } from "./fixtures/postgres-db.js";
+import { chainText } from "./helpers/chain-messages.js";
 import { randomKeyring } from "./helpers/encryption.js";
 
 const unavailable = await postgresUnavailable();
@@ -24,13 +24,7 @@ interface Db {
   query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
-const text = (id: string, at: number): SessionMessage =>
-  ({
-    id,
-    role: at % 2 ? "assistant" : "user",
-    parts: [{ type: "text", text: `message ${id} about tree number ${at} ${"word ".repeat(at % 7)}` }],
-    createdAt: new Date(Date.UTC(2025, 0, 1) + at * 1000),
-  }) as SessionMessage;
+const text = chainText;
 
 // Every stored column of the session's rows, seqs as ids; `sealed` leaves out the content (its nonce differs).
 async function rowsOf(pool: Db, schema: string, session: string, sealed: boolean) {

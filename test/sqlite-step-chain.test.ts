@@ -6,17 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import Database from "better-sqlite3";
-import type { SessionMessage } from "../src/contract/message.js";
 import { SqliteStore } from "../src/sqlite/store.js";
+import { chainText } from "./helpers/chain-messages.js";
 import { randomKeyring } from "./helpers/encryption.js";
 
-const text = (id: string, at: number): SessionMessage =>
-  ({
-    id,
-    role: at % 2 ? "assistant" : "user",
-    parts: [{ type: "text", text: `message ${id} about tree number ${at} ${"word ".repeat(at % 7)}` }],
-    createdAt: new Date(Date.UTC(2025, 0, 1) + at * 1000),
-  }) as SessionMessage;
+const text = chainText;
 
 function rowsOf(db: Database.Database, sealed: boolean) {
   const rows = db
