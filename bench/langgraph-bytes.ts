@@ -2,8 +2,10 @@
  * Where a LangGraph thread's bytes go in `AgentSessionSaver` (docs/PERFORMANCE.md, "LangGraph checkpointers"): the
  * same graph as bench/langgraph.ts (a `StateGraph` over `MessagesAnnotation`, a fake chat model, a user message and
  * a reply a turn) run for one thread, then every table and index of the store listed with its bytes on disk (SQLite:
- * `dbstat`; Postgres: the relation, its TOAST and its indexes) and, for the checkpoint tables, the rows and the
- * payload bytes of each column. Env: LG_BYTES_MESSAGES (default 1000), LG_BYTES_WORDS (default 50),
+ * `dbstat`; Postgres: the relation, its TOAST and its indexes), each minus its size in the empty schema, summed as
+ * the checkpoint tables (with their indexes) and recall's copy (the session's messages, their search index and the
+ * rest), and, for the checkpoint tables, the rows and the payload bytes of each column. Env: LG_BYTES_MESSAGES
+ * (default 1000), LG_BYTES_WORDS (default 50),
  * LG_BYTES_ENGINES (sqlite,postgres).
  * Run: npm run bench:script bench/langgraph-bytes.ts
  */
@@ -46,27 +48,56 @@ async function run(saver: AgentSessionSaver): Promise<number> {
   );
 }
 
+// A relation of the checkpoint tables (a table, its TOAST or an index of one); every other one is recall's copy.
+const CHECKPOINT_RELATION = /^(sqlite_autoindex_)?agent_checkpoint/;
+
+/** Each relation's bytes minus its bytes in the empty schema, and the two parts' sums, as lines of the report. */
+function parts(empty: Map<string, number>, rows: { name: string; bytes: number }[], raw: number): string {
+  let checkpoints = 0;
+  let recall = 0;
+  for (const r of rows) {
+    const grown = r.bytes - (empty.get(r.name) ?? 0);
+    if (CHECKPOINT_RELATION.test(r.name)) checkpoints += grown;
+    else recall += grown;
+  }
+  const x = (n: number) => `${kib(n)} (${fmtNum(n / raw)}×)`;
+  return `Net of the empty schema: checkpoint tables ${x(checkpoints)}, recall's copy ${x(recall)}, all ${x(checkpoints + recall)}.`;
+}
+
 const COLUMNS: Record<string, string[]> = {
   agent_checkpoints: ["data", "metadata", "versions", "id", "parent_id", "session_id", "type"],
   agent_checkpoint_values: ["data", "version", "base", "tag", "channel", "type"],
   agent_checkpoint_writes: ["data", "checkpoint_id", "task_id", "task_path", "channel", "type"],
 };
 
+const DBSTAT =
+  "SELECT name, sum(pgsize) AS bytes, sum(payload) AS payload FROM dbstat GROUP BY name ORDER BY bytes DESC";
+
+// The pages of every table and index of a SQLite file (its WAL checkpointed first).
+function pagesOf(file: string): { name: string; bytes: number; payload: number }[] {
+  const db = new (loadBetterSqlite3())(file);
+  try {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    return db.prepare(DBSTAT).all() as { name: string; bytes: number; payload: number }[];
+  } finally {
+    db.close();
+  }
+}
+
 async function sqlite(dir: string): Promise<string> {
+  const blank = join(dir, "empty.db");
+  await new SqliteStore(blank).close();
+  const empty = new Map(pagesOf(blank).map((r) => [r.name, r.bytes]));
   const file = join(dir, "bytes.db");
   const store = new SqliteStore(file);
   const raw = await run(new AgentSessionSaver(store));
   await store.close();
+  const rows = pagesOf(file);
   const db = new (loadBetterSqlite3())(file);
   try {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    const rows = db
-      .prepare(
-        "SELECT name, sum(pgsize) AS bytes, sum(payload) AS payload FROM dbstat GROUP BY name ORDER BY bytes DESC",
-      )
-      .all() as { name: string; bytes: number; payload: number }[];
     const total = rows.reduce((s, r) => s + r.bytes, 0);
     const lines = [`## SQLite: raw JSON ${kib(raw)}, file ${kib(total)} (${fmtNum(total / raw)}×)`, ""];
+    lines.push(parts(empty, rows, raw), "");
     lines.push(
       mdTable(
         ["table or index", "pages", "payload", "× raw"],
@@ -102,6 +133,19 @@ function columns(
   };
 }
 
+// Every table (with its TOAST) and index of the bench's schema, with its bytes.
+async function relations(pool: pg.Pool): Promise<{ name: string; kind: string; bytes: number }[]> {
+  const { rows } = await pool.query<{ name: string; kind: string; bytes: string }>(
+    `SELECT c.relname AS name, c.relkind AS kind, pg_total_relation_size(c.oid) - pg_indexes_size(c.oid) AS bytes
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ours' AND c.relkind = 'r'
+     UNION ALL
+     SELECT c.relname, c.relkind, pg_relation_size(c.oid) FROM pg_class c
+     JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ours' AND c.relkind = 'i'
+     ORDER BY 3 DESC`,
+  );
+  return rows.map((r) => ({ ...r, bytes: Number(r.bytes) }));
+}
+
 async function postgres(): Promise<string> {
   const database = `lg_bytes_${process.pid}`;
   const admin = new pg.Client({ connectionString: BENCH_PG_URL });
@@ -113,23 +157,17 @@ async function postgres(): Promise<string> {
   pool.on("error", () => undefined); // the database is dropped with FORCE at the end
   try {
     const store = await PostgresStore.open(pool, { schema: "ours" });
+    const empty = new Map((await relations(pool)).map((r) => [r.name, r.bytes]));
     const raw = await run(new AgentSessionSaver(store));
     await store.close();
-    const { rows } = await pool.query<{ name: string; kind: string; bytes: string }>(
-      `SELECT c.relname AS name, c.relkind AS kind, pg_total_relation_size(c.oid) - pg_indexes_size(c.oid) AS bytes
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ours' AND c.relkind = 'r'
-       UNION ALL
-       SELECT c.relname, c.relkind, pg_relation_size(c.oid) FROM pg_class c
-       JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'ours' AND c.relkind = 'i'
-       ORDER BY 3 DESC`,
-    );
-    const lines = [`## Postgres: raw JSON ${kib(raw)}`, ""];
+    const rows = await relations(pool);
+    const lines = [`## Postgres: raw JSON ${kib(raw)}`, "", parts(empty, rows, raw), ""];
     lines.push(
       mdTable(
         ["relation (table with TOAST, or index)", "bytes", "× raw"],
         rows
-          .filter((r) => Number(r.bytes) > 16384)
-          .map((r) => [`${r.name} (${r.kind})`, kib(Number(r.bytes)), fmtNum(Number(r.bytes) / raw)]),
+          .filter((r) => r.bytes > 16384)
+          .map((r) => [`${r.name} (${r.kind})`, kib(r.bytes), fmtNum(r.bytes / raw)]),
       ),
     );
     const get = async (sql: string) =>

@@ -8,7 +8,7 @@
  */
 import type { SessionMessage } from "../contract/message.js";
 import type { OwnerDigest } from "../contract/registry.js";
-import { base64urlEncode, sha256Base64url } from "../runtime/bytes.js";
+import { base64urlEncode, hexDecode, sha256Base64url } from "../runtime/bytes.js";
 import { type ChatStorage, partsJson } from "./storage.js";
 
 // Where an edit's digest sits among the owner's keyed ids (eve's are "note" and "message": src/eve/ids.ts).
@@ -22,13 +22,7 @@ export function editedId(message: SessionMessage, digest?: OwnerDigest): string 
   const parts = partsJson(message);
   if (digest === undefined) return `${message.id}~${sha256Base64url(parts).slice(0, 22)}`;
   // The keyed digest's first 128 bits, as base64url: the same shape as the unkeyed id.
-  return `${message.id}~${base64urlEncode(hexBytes(digest(DOMAIN + parts).slice(0, 32)))}`;
-}
-
-function hexBytes(hex: string): Uint8Array {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
+  return `${message.id}~${base64urlEncode(hexDecode(digest(DOMAIN + parts).slice(0, 32)))}`;
 }
 
 /** The edited ids of one request's storage, its owner's digests read once, on the first edit. */

@@ -4,6 +4,7 @@
  * superseded or invalidated fact stays, with its status.
  */
 import type { Fact, FactScope, FactStore, NewFact } from "../contract/facts.js";
+import type { OwnerDigest } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { sha256Base64url } from "../runtime/bytes.js";
 import type { CheckedFact } from "./check.js";
@@ -24,16 +25,32 @@ export interface BatchContext {
   /** The current facts shown to the extractor (compared first, without a search). */
   known: readonly Fact[];
   producer: string;
+  /**
+   * The scope owner's keyed digests (registry.ownerDigests: current key first), none for a scope in clear: a fact
+   * id is derived from its text, and a sealed owner's must not confirm a guess of it (docs/PRIVACY.md).
+   */
+  digests: readonly OwnerDigest[];
 }
 
 /**
- * The id of a learned fact: a hash of its scope, its sources and its folded text, so that the same batch learned
- * again (a learner killed before it moved the mark) finds its facts already stored instead of adding them twice.
+ * The ids a learned fact may be stored under, the one to store it under first: a digest of its scope, its sources
+ * and its folded text, so that the same batch learned again (a learner killed before it moved the mark) finds its
+ * facts already stored instead of adding them twice. For an owner with a key the digest is keyed (an HMAC under each
+ * key its keyring answers, current first), then the SHA-256 a fact learned before ids were keyed has; in clear, the
+ * SHA-256 alone.
  */
-export function learnedFactId(scope: FactScope, sessionId: string, fact: CheckedFact): string {
+export function learnedFactIds(
+  scope: FactScope,
+  sessionId: string,
+  fact: CheckedFact,
+  digests: readonly OwnerDigest[] = [],
+): string[] {
   const where = "owner" in scope ? `o:${scope.owner}` : `s:${scope.sessionId}`;
   const sources = [...fact.sources].sort();
-  return `fact_${sha256Base64url(JSON.stringify([where, sessionId, sources, normalizeFact(fact.text)])).slice(0, 27)}`;
+  const input = JSON.stringify([where, sessionId, sources, normalizeFact(fact.text)]);
+  // 128 bits of the HMAC as hex: an id's bytes need not match the unkeyed form's, only be as unique.
+  const keyed = digests.map((digest) => `fact_${digest(`fact\u0000${input}`).slice(0, 32)}`);
+  return [...new Set([...keyed, `fact_${sha256Base64url(input).slice(0, 27)}`])];
 }
 
 /**
@@ -54,14 +71,16 @@ export async function consolidate(
   seen: Set<string>,
 ): Promise<Outcome> {
   const { scope } = batch;
-  const id = learnedFactId(scope, batch.sessionId, fact);
+  const ids = learnedFactIds(scope, batch.sessionId, fact, batch.digests);
+  const id = ids[0] as string;
   const folded = normalizeFact(fact.text);
   if (seen.has(folded)) return "duplicate";
   const target = fact.target === null ? null : await currentFact(store, scope, fact.target);
-  if ((await store.get(scope, id)) !== null) {
+  const stored = await storedId(store, scope, ids);
+  if (stored !== null) {
     // Learned before by a try that stopped between storing the fact and marking what it replaces: finish that.
-    const finish = target !== null && fact.action === "supersede" && target.id !== id;
-    return finish && (await store.supersede(scope, target.id, id)) ? "superseded" : "duplicate";
+    const finish = target !== null && fact.action === "supersede" && target.id !== stored;
+    return finish && (await store.supersede(scope, target.id, stored)) ? "superseded" : "duplicate";
   }
   if (target !== null && fact.action === "duplicate") return "duplicate";
   if (target !== null && fact.action === "invalidate") {
@@ -79,6 +98,12 @@ export async function consolidate(
   }
   if (replaces !== null && (await store.supersede(scope, replaces.id, id))) return "superseded";
   return "added";
+}
+
+// The first of a fact's possible ids that is stored (under an earlier key, or before ids were keyed), if any.
+async function storedId(store: FactStore, scope: FactScope, ids: readonly string[]): Promise<string | null> {
+  for (const id of ids) if ((await store.get(scope, id)) !== null) return id;
+  return null;
 }
 
 // Read again rather than taken from the facts shown: an earlier fact of the batch may have replaced it.

@@ -5,7 +5,7 @@
  * finished, and a fact stored by a batch learned again is found by its id (consolidate.ts), never added twice.
  */
 import type { FactCapableStore, FactScope, LearnableMessage } from "../contract/facts.js";
-import { hasSessionRegistry } from "../contract/registry.js";
+import { hasSessionRegistry, type OwnerDigest } from "../contract/registry.js";
 import { SessionError } from "../errors.js";
 import { backoffMs, within } from "../runtime/deadline.js";
 import { reportTo } from "../runtime/warn.js";
@@ -179,13 +179,15 @@ async function learnBatch(
   const { store, settings, counts } = learning;
   const messages = promptMessages(batch);
   if (messages.length === 0) return;
+  // Before the extractor's call: a store that refuses the owner's key (DECRYPT_FAILED) spends none.
+  const digests = await digestsOf(store, scope);
   const known = await knownFacts(store.facts, scope, messages, settings.knownFacts);
   const answer = await within(settings.timeoutMs, [signal], learning.awaited, "extractor", (callSignal) =>
     learning.call.extract({ sessionId, scope, messages, known, signal: callSignal }),
   );
   const checked = checkAnswer(answer, new Set(messages.map((message) => message.id)));
   const times = new Map(batch.map((message) => [message.id, message.createdAt]));
-  const context = { scope, sessionId, times, known, producer: learning.call.producer };
+  const context = { scope, sessionId, times, known, producer: learning.call.producer, digests };
   const seen = new Set<string>();
   const refused = [...checked.refused];
   for (const fact of checked.facts) {
@@ -201,6 +203,12 @@ async function learnBatch(
   counts.refused += refused.length;
   counts.batches++;
   if (refused.length > 0) learning.refused(refused, sessionId);
+}
+
+// The keyed digests a scope's learned fact ids are derived with (consolidate.ts): its owner's, none in clear.
+async function digestsOf(store: FactCapableStore, scope: FactScope): Promise<readonly OwnerDigest[]> {
+  if (!("owner" in scope) || !hasSessionRegistry(store)) return [];
+  return (await store.registry.ownerDigests?.(scope.owner)) ?? [];
 }
 
 function describe(

@@ -157,13 +157,15 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     // The values live in the values table, one row per channel version; the checkpoint keeps the rest.
     // and the channel versions are a column of their own (clear, so a read finds the values without the bytes).
     const { channel_values, channel_versions, ...rest } = copyCheckpoint(checkpoint);
+    // A channel emptied at this version (LangGraph's savers store an "empty" row for it) gets no row: a read finds
+    // no value under the version the checkpoint names, which is what an empty row reads as (tuples.ts).
     const values = await Promise.all(
-      Object.entries(newVersions ?? {}).map(async ([channel, version]) => {
-        if (!(channel in channel_values))
-          return { channel, version: String(version), type: "empty", data: null };
-        const [type, data] = await this.serde.dumpsTyped(channel_values[channel]);
-        return { channel, version: String(version), type, data };
-      }),
+      Object.entries(newVersions ?? {})
+        .filter(([channel]) => channel in channel_values)
+        .map(async ([channel, version]) => {
+          const [type, data] = await this.serde.dumpsTyped(channel_values[channel]);
+          return { channel, version: String(version), type, data };
+        }),
     );
     const [[type, data], [metadataType, metadataBytes]] = await Promise.all([
       this.serde.dumpsTyped(rest),

@@ -15,13 +15,7 @@ import type { SearchPlan } from "../search/options.js";
 import { type StoreVectors, vectorOptions } from "../search/vectors/channel.js";
 import { PostgresChangeLog } from "../sql/change-log/postgres.js";
 import { PostgresBlockStore, PostgresEntryStore } from "../sql/context-store/postgres.js";
-import {
-  type Executor,
-  openExecutor,
-  type PostgresSource,
-  parsePostgresSource,
-} from "../sql/engines/postgres/client.js";
-import { checkLayout } from "../sql/engines/postgres/layout-check.js";
+import { type Executor, type PostgresSource, parsePostgresSource } from "../sql/engines/postgres/client.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
 import { PostgresGraphItems } from "../sql/graph-store/postgres.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
@@ -35,7 +29,6 @@ import { postgresTimedMessages } from "../sql/timed-messages/postgres.js";
 import { postgresList } from "../sql/timed-messages/postgres-list.js";
 import type { TimedMessages } from "../sql/timed-messages/reads.js";
 import { postgresVectors } from "../sql/vectors/postgres.js";
-import { prepareVectors } from "../sql/vectors/postgres-citus.js";
 import type { AdoptionReport, AdoptOptions } from "../store/adopt/adopt.js";
 import { stopStarted } from "../store/closing.js";
 import { NO_KEYRING } from "../store/crypto/keyring.js";
@@ -45,13 +38,14 @@ import { ChangeFeed } from "../store/feed/feed.js";
 import type { PurgeCapableStore, PurgeReport } from "../store/purge.js";
 import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
-import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
+import { adoptReference } from "./adopt/adopt.js";
 import { PostgresCheckpoints } from "./checkpoints.js";
 import { citusSteps } from "./citus-steps.js";
 import { PostgresFacts } from "./facts.js";
 import { logFactWrites } from "./feed/facts-log.js";
+import { openStore } from "./open.js";
 import { PostgresSessionRegistry } from "./registry.js";
-import { migrate, type PostgresStoreOptions, schemaVersion } from "./schema.js";
+import type { PostgresStoreOptions } from "./schema.js";
 import { searchMessages } from "./search/search.js";
 import { PostgresStoreProvider } from "./session-provider.js";
 import { writePostgresStep } from "./step.js";
@@ -208,22 +202,9 @@ export class PostgresStore
         // object"): a single-node store loads no module of citus/.
         const citus = this.tables.distributed ? await import("./citus/layout.js") : undefined;
         if (citus) this.tables.layout = citus.citusLayout;
-        const executor = await openExecutor(this.source, this.tables.prepare);
-        try {
-          if (this.mustExist && (await schemaVersion(executor, this.tables)) === 0) {
-            const where = this.tables.schema ? `schema "${this.tables.schema}"` : "the search_path";
-            const prefix = this.tables.prefix ? ` with prefix "${this.tables.prefix}"` : "";
-            throw new SessionError("NOT_FOUND", `no agent-session tables in ${where}${prefix}`);
-          }
-          await migrate(executor, this.tables);
-          const sharded = await checkLayout(executor, this.tables);
-          if (citus) await citusSteps(this.tables).open(executor, this.tables, sharded);
-          if (this.vectors && this.tables.layout.shardsNewTables) await prepareVectors(executor, this.tables);
-          this.adopted = await adoptOnOpen(executor, this.tables);
-        } catch (error) {
-          await executor.close().catch(() => undefined);
-          throw error;
-        }
+        const settings = { mustExist: this.mustExist, vectors: this.vectors !== undefined, cluster: !!citus };
+        const { executor, adopted } = await openStore(this.source, this.tables, settings);
+        this.adopted = adopted;
         return executor;
       })();
       this.opening = opening;

@@ -123,6 +123,14 @@ export function sha256Base64url(text: string): string {
   return base64urlEncode(nobleSha256(encoder.encode(text)));
 }
 
+/** The bytes of hex text (an even count of hex digits, as a digest answers). */
+export function hexDecode(hex: string): Uint8Array {
+  if (NodeBuf) return NodeBuf.from(hex, "hex");
+  const bytes = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
 /** Bytes as base64url without padding (RFC 4648 §5). */
 export function base64urlEncode(bytes: Uint8Array): string {
   return base64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

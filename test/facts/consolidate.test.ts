@@ -4,7 +4,7 @@ import { test } from "node:test";
 import type { LearnableMessage } from "../../src/contract/facts.js";
 import { firstBatch, promptMessages } from "../../src/facts/batch.js";
 import { checkAnswer } from "../../src/facts/check.js";
-import { type BatchContext, consolidate, learnedFactId } from "../../src/facts/consolidate.js";
+import { type BatchContext, consolidate, learnedFactIds } from "../../src/facts/consolidate.js";
 import { CUT_MARK, MAX_PROMPT_MESSAGE_CHARS, renderBatch } from "../../src/facts/prompt.js";
 import { normalizeFact, queryOf } from "../../src/facts/words.js";
 import { MemoryStore } from "../../src/memory/store.js";
@@ -84,7 +84,14 @@ test("query words: content words only, most frequent first, bounded; folded text
 async function context(store: MemoryStore): Promise<BatchContext> {
   await appendTurns(store, "s", ["I live in Paris", "ok", "I live in Lyon"]);
   const times = new Map((await store.facts.unlearned("s", 0, 10)).map((m) => [m.id, m.createdAt]));
-  return { scope: { sessionId: "s" }, sessionId: "s", times, known: [], producer: "function:test" };
+  return {
+    scope: { sessionId: "s" },
+    sessionId: "s",
+    times,
+    known: [],
+    producer: "function:test",
+    digests: [],
+  };
 }
 
 const fact = (text: string, sources: string[], action: string | null = null, target: string | null = null) =>
@@ -113,7 +120,11 @@ test("the rules: same folded text is a duplicate; an unknown or stale target is 
     await consolidate(store.facts, batch, fact("The user likes tea.", ["m0"], "supersede", "nope"), seen),
     "added",
   );
-  const paris = learnedFactId({ sessionId: "s" }, "s", fact("The user lives in Paris.", ["m0"]));
+  const paris = learnedFactIds(
+    { sessionId: "s" },
+    "s",
+    fact("The user lives in Paris.", ["m0"]),
+  )[0] as string;
   assert.equal(
     await consolidate(store.facts, batch, fact("The user lives in Lyon.", ["m2"], "supersede", paris), seen),
     "superseded",
@@ -140,9 +151,13 @@ test("a supersede whose fact was stored by a stopped try is completed when the b
   const batch = await context(store);
   const seen = new Set<string>();
   await consolidate(store.facts, batch, fact("The user lives in Paris.", ["m0"]), seen);
-  const paris = learnedFactId({ sessionId: "s" }, "s", fact("The user lives in Paris.", ["m0"]));
+  const paris = learnedFactIds(
+    { sessionId: "s" },
+    "s",
+    fact("The user lives in Paris.", ["m0"]),
+  )[0] as string;
   const lyon = fact("The user lives in Lyon.", ["m2"], "supersede", paris);
-  const id = learnedFactId({ sessionId: "s" }, "s", lyon);
+  const id = learnedFactIds({ sessionId: "s" }, "s", lyon)[0] as string;
   // The stopped try stored the fact but never marked Paris superseded.
   await store.facts.add({ sessionId: "s" }, [
     { id, text: lyon.text, observedAt: 0, sources: [{ sessionId: "s", messageId: "m2" }], producer: "x" },

@@ -185,11 +185,11 @@ test("a learner stopped mid-batch leaves the mark; the next one resumes there an
       .filter((m) => m.text.startsWith("I "))
       .map((m) => ({ text: `The user says: ${m.text}`, sources: [m.id] }));
     if (calls === 2) {
-      const { learnedFactId } = await import("../../src/facts/consolidate.js");
+      const { learnedFactIds } = await import("../../src/facts/consolidate.js");
       const fact = { text: facts[0]!.text, about: null, sources: ["m2"], action: null, target: null };
       await store.facts.add({ sessionId: "s" }, [
         {
-          id: learnedFactId({ sessionId: "s" }, "s", fact),
+          id: learnedFactIds({ sessionId: "s" }, "s", fact)[0] as string,
           text: fact.text,
           observedAt: 0,
           sources: [{ sessionId: "s", messageId: "m2" }],

@@ -6,30 +6,10 @@ import { after, test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import pg from "pg";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
-
-// Every statement a client of the pool sends while `counting` (BEGIN and COMMIT included).
-let counting = false;
-let sent = 0;
-const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (counting) sent++;
-  return (query as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof query;
-
-async function counted(run: () => Promise<unknown>): Promise<number> {
-  sent = 0;
-  counting = true;
-  try {
-    await run();
-  } finally {
-    counting = false;
-  }
-  return sent;
-}
+import { counted } from "../helpers/round-trips.js";
 
 // Round trips of the third put and putWrites of a thread (registry row, cached key look-up and recall all warm).
 async function warm(

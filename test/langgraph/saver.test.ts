@@ -1,6 +1,7 @@
 // The LangGraph checkpointer on SQLite (src/langgraph/, sql/checkpoints/): the owner boundary, a keyed owner's rows
 // sealed on disk, deleteThread + purge leaving no byte, the channel values' delta chains rebuilt exactly (forks
-// included, from a process without the writer's cache), and a step's stored bytes flat as the thread grows.
+// included, from a process without the writer's cache), a step's stored bytes flat as the thread grows, and an
+// emptied channel stored as no row.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +10,7 @@ import { after, test } from "node:test";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type Checkpoint, emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
+import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
 import { rejectsWithCode } from "../../src/testing/runner.js";
@@ -221,5 +223,50 @@ test("a step's stored bytes stay flat as the messages list grows", async () => {
     assert.ok(before < raw * 5, `${before} bytes stored for ${raw} bytes of messages`);
   } finally {
     await store.close();
+  }
+});
+
+test("a channel emptied at a version stores no value row and reads back absent, as an empty blob does", async () => {
+  const path = file();
+  const store = new SqliteStore(path);
+  const first = emptyCheckpoint();
+  first.id = uuid6(-1);
+  first.channel_values = { messages: ["a"], scratch: "x" };
+  first.channel_versions = { messages: 1, scratch: 1 };
+  const second = emptyCheckpoint();
+  second.id = uuid6(-1);
+  second.channel_values = { messages: ["a", "b"] };
+  second.channel_versions = { messages: 2, scratch: 2 };
+  try {
+    const saver = new AgentSessionSaver(store);
+    const config = await saver.put(thread("t-empty"), first, meta, { messages: 1, scratch: 1 });
+    await saver.put(config, second, meta, { messages: 2, scratch: 2 });
+  } finally {
+    await store.close();
+  }
+  const db = new (loadBetterSqlite3())(path);
+  try {
+    const rows = db
+      .prepare("SELECT channel, version FROM agent_checkpoint_values ORDER BY channel, version")
+      .all();
+    assert.deepEqual(rows, [
+      { channel: "messages", version: "1" },
+      { channel: "messages", version: "2" },
+      { channel: "scratch", version: "1" },
+    ]);
+  } finally {
+    db.close();
+  }
+  // A process without the writer's cache reads both checkpoints as they were put.
+  const reader = new SqliteStore(path);
+  try {
+    const saver = new AgentSessionSaver(reader);
+    const at = async (id: string) => (await saver.getTuple(thread("t-empty", undefined, id)))?.checkpoint;
+    assert.deepEqual((await at(first.id))?.channel_values, { messages: ["a"], scratch: "x" });
+    const read = await at(second.id);
+    assert.deepEqual(read?.channel_values, { messages: ["a", "b"] });
+    assert.deepEqual(read?.channel_versions, { messages: 2, scratch: 2 });
+  } finally {
+    await reader.close();
   }
 });

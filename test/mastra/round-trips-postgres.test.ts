@@ -4,31 +4,11 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { MastraDBMessage } from "@mastra/core/memory";
-import pg from "pg";
 import { AgentSessionMemoryStorage } from "../../src/mastra/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { counted } from "../helpers/round-trips.js";
 import { nodeTooOld } from "./backends.js";
-
-// Every statement a client of the pool sends while `counting` (BEGIN and COMMIT included).
-let counting = false;
-let sent = 0;
-const query = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (counting) sent++;
-  return (query as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof query;
-
-async function counted(run: () => Promise<unknown>): Promise<number> {
-  sent = 0;
-  counting = true;
-  try {
-    await run();
-  } finally {
-    counting = false;
-  }
-  return sent;
-}
 
 let n = 0;
 const message = (text: string) =>

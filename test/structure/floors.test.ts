@@ -1,10 +1,11 @@
 // The floors of the SQL code (docs/ARCHITECTURE.md, "Each backend's inside"). Each engine folder (src/sqlite,
 // src/postgres) stacks in two floors over the shared ground of src/sql: the row modules in the middle, and a top that
-// wires them (the store, its options and migrations, the reference-named providers, the shared-store caches). A floor
-// imports only its own and those below, types included: a row module that needs the store's options takes them as a
-// parameter instead. src/sql itself holds a ground (`program.ts`, the program's vocabulary, and `engines/`: each
-// engine's driver, table names, statement cache, program runner and layout) and one folder per storage concern above
-// it; the ground imports no concern, and the concern folders import each other without a circle.
+// wires them (the store and its opening, its options and migrations, the reference-named providers, the shared-store
+// caches). A floor imports only its own and those below, types included: a row module that needs the store's
+// options takes them as a parameter instead. src/sql itself holds a ground (`program.ts`, the program's vocabulary,
+// and `engines/`: each engine's driver, table names, statement cache, program runner and layout) and one folder per
+// storage concern above it; the ground imports no concern, and the concern folders import each other without a
+// circle.
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { test } from "node:test";
@@ -19,6 +20,7 @@ const SQL = join(ROOT, "src", "sql");
 const TOP = new Set([
   "index.ts",
   "store.ts",
+  "open.ts",
   "schema.ts",
   "session-provider.ts",
   "reference.ts",

@@ -2,6 +2,7 @@ import {
   base64DecodeCanonical,
   base64Encode,
   compareUtf8,
+  hexDecode,
   sha256Base64url,
   sha256Hex,
   utf8Decode,
@@ -37,6 +38,7 @@ export function bytesProbe(): object {
     decoded: SAMPLES.map((s) => utf8Decode(utf8Encode(s), 1) === utf8Decode(utf8Encode(s)).slice(1)),
     hashes: SAMPLES.map(sha256Base64url),
     hex: sha256Hex(PIXELS),
+    unhexed: [...hexDecode(sha256Hex(PIXELS))],
     canonical: [
       base64DecodeCanonical("aGk="),
       base64DecodeCanonical("aGl="),

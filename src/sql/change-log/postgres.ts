@@ -7,10 +7,7 @@ import {
   changeColumns,
   FACTS_KIND,
   newOrigin,
-  PAGE_ROWS,
-  PRUNE_BATCH,
   PRUNE_EVERY,
-  prunedPastCursor,
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges, RemoteWatch, RunningWatch } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
@@ -19,8 +16,8 @@ import type { MessageRead } from "../engines/postgres/layout.js";
 import type { Tables } from "../engines/postgres/tables.js";
 import { openSummaries } from "../sealing/postgres-summaries.js";
 import { logIndex, logNames, type StatementLog, voidValue } from "./postgres-append-log.js";
+import { pageSql, pruneSql, replayRows } from "./replay.js";
 
-const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
 /** Without LISTEN (PGlite, a single Client, a reference connection) the log is polled this often at most. */
 const FALLBACK_POLL_MS = 1_000;
 
@@ -159,11 +156,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   async recorded(seq: number): Promise<void> {
     if (++this.count % PRUNE_EVERY !== 0) return;
     const executor = await this.executor();
-    await executor.query(
-      `DELETE FROM ${this.table} WHERE seq IN
-        (SELECT seq FROM ${this.table} WHERE seq <= $1 ORDER BY seq LIMIT ${PRUNE_BATCH})`,
-      [seq - this.settings.retain],
-    );
+    await executor.query(pruneSql(this.table, "$1"), [seq - this.settings.retain]);
   }
 
   // A compaction's sealed summary (an encrypted owner's) is opened for subscribers with the store's keys.
@@ -176,10 +169,7 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
   private async page(after: number): Promise<ChangeRow[]> {
     const executor = await this.reader();
     if (!executor) return [];
-    return executor.query<ChangeRow>(
-      `SELECT ${COLUMNS} FROM ${this.table} WHERE seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`,
-      [after],
-    );
+    return executor.query<ChangeRow>(pageSql(this.table, "$1"), [after]);
   }
 
   watch(deliver: (event: ChangeEvent) => void, _interest: unknown, facts: () => void): RunningWatch {
@@ -272,25 +262,10 @@ export class PostgresChangeLog implements RemoteChanges, RemoteWatch {
     const executor = await this.reader();
     // No table: nothing was ever logged here.
     if (!executor) return;
-    // Pruning keeps the newest rows, so the log is only ever cut at its old end: a gap there means lost events.
     const [bounds] = await executor.query<{ oldest: string | null }>(
       `SELECT min(seq) AS oldest FROM ${this.table}`,
     );
     const oldest = bounds?.oldest === null || bounds?.oldest === undefined ? null : Number(bounds.oldest);
-    const gap = prunedPastCursor(oldest, after);
-    if (gap) yield gap;
-    let cursor = after;
-    for (let rows = await this.page(cursor); rows.length > 0; rows = await this.page(cursor)) {
-      for (const row of rows) {
-        cursor = Number(row.seq);
-        const event = await readChangeRow(
-          row,
-          row.origin === this.origin ? "local" : "remote",
-          this.read,
-          this.open,
-        );
-        if (event) yield event;
-      }
-    }
+    yield* replayRows(oldest, after, (cursor) => this.page(cursor), this.origin, this.read, this.open);
   }
 }

@@ -5,15 +5,13 @@ import {
   type ChangeRow,
   changeColumns,
   newOrigin,
-  PAGE_ROWS,
-  PRUNE_BATCH,
   PRUNE_EVERY,
-  prunedPastCursor,
 } from "../../store/feed/change-rows.js";
 import type { LoggedChange, RemoteChanges } from "../../store/feed/remote.js";
 import { readChangeRow } from "../../store/feed/rows.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { openSummary } from "../sealing/sqlite.js";
+import { pageSql, pruneSql, replayRows } from "./replay.js";
 
 // Created on first use rather than as a migration: only stores opened with `changeLog` write it, and a database
 // without it pays nothing. AUTOINCREMENT: a pruned seq is never handed out again, so cursors stay unique.
@@ -48,8 +46,6 @@ const RECORD = `INSERT INTO agent_changes (origin, session_id, kind, ids, parent
   VALUES (?, ?, ?, ?, CASE WHEN ? IN ('append', 'import') THEN (
     SELECT p.id FROM agent_session_heads h JOIN agent_messages m ON m.session_num = h.num AND m.id = ?
     JOIN agent_messages p ON p.seq = m.parent_seq WHERE h.session_id = ?) END, ?, ?) RETURNING seq`;
-
-const COLUMNS = "seq, origin, session_id, kind, ids, parent_id, data";
 
 /**
  * The SQLite change log: a table every writer with `changeLog` appends one row to after each write, pruned in
@@ -101,11 +97,7 @@ export class SqliteChangeLog implements RemoteChanges {
   }
 
   private prune(seq: number): void {
-    this.driver.run(
-      `DELETE FROM agent_changes WHERE seq IN
-        (SELECT seq FROM agent_changes WHERE seq <= ? ORDER BY seq LIMIT ${PRUNE_BATCH})`,
-      [seq - this.settings.retain],
-    );
+    this.driver.run(pruneSql("agent_changes", "?"), [seq - this.settings.retain]);
   }
 
   // A compaction's sealed summary (an encrypted owner's) is opened for subscribers with the store's keys.
@@ -113,10 +105,7 @@ export class SqliteChangeLog implements RemoteChanges {
     openSummary(this.driver, sessionId, overlayId, sealed, false);
 
   private page(after: number): ChangeRow[] {
-    return this.driver.all<ChangeRow>(
-      `SELECT ${COLUMNS} FROM agent_changes WHERE seq > ? ORDER BY seq LIMIT ${PAGE_ROWS}`,
-      [after],
-    );
+    return this.driver.all<ChangeRow>(pageSql("agent_changes", "?"), [after]);
   }
 
   /** The newest cursor (where a watcher starts). */
@@ -149,19 +138,8 @@ export class SqliteChangeLog implements RemoteChanges {
   }
 
   async *replay(after: number): AsyncIterable<ChangeEvent> {
-    // Pruning keeps the newest rows, so the log is only ever cut at its old end: a gap there means lost events.
     if (!this.exists()) return;
     const oldest = this.driver.get<{ seq: number | null }>("SELECT min(seq) AS seq FROM agent_changes")?.seq;
-    const gap = prunedPastCursor(oldest, after);
-    if (gap) yield gap;
-    let cursor = after;
-    for (let rows = this.page(cursor); rows.length > 0; rows = this.page(cursor)) {
-      for (const row of rows) {
-        cursor = Number(row.seq);
-        const origin = row.origin === this.origin ? "local" : "remote";
-        const event = await readChangeRow(row, origin, this.read, this.open);
-        if (event) yield event;
-      }
-    }
+    yield* replayRows(oldest, after, (cursor) => this.page(cursor), this.origin, this.read, this.open);
   }
 }

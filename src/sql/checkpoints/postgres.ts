@@ -6,6 +6,7 @@
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
 import { postgresSingleWrites } from "./postgres-single.js";
+import { checkpointParams, valueParams, writeParams } from "./row-params.js";
 import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -127,52 +128,22 @@ const namespacesSql = statement(
   (t) => `SELECT DISTINCT ns FROM ${names(t).cps} WHERE session_id = $1 ORDER BY ns`,
 );
 
+// Postgres stores the sealed flag as a boolean.
+const sealedFlag = (sealed: boolean) => sealed;
+
 /** Postgres's statement table of checkpoints for the tables `t`. */
 export function postgresCheckpoints(t: Tables): CheckpointStatements {
   return {
     ...postgresSingleWrites(t),
     putCheckpoint: (c, data, metadata) =>
-      command(putCheckpointSql(t), [
-        c.sessionId,
-        c.ns,
-        c.id,
-        c.parentId,
-        c.type,
-        data.data,
-        c.metadataType,
-        metadata.data,
-        JSON.stringify(c.versions),
-        data.sealed,
-      ]),
+      command(putCheckpointSql(t), checkpointParams(c, data, metadata, sealedFlag)),
     putValue: (sessionId, ns, v, plan, data) =>
-      query(putValueSql(t), [
-        sessionId,
-        ns,
-        v.channel,
-        v.version,
-        v.tag,
-        v.type,
-        plan.base,
-        plan.prefix,
-        data?.data ?? null,
-        plan.depth,
-        plan.chain,
-        data?.sealed ?? false,
-        plan.baseTag,
-      ]),
+      query(putValueSql(t), [...valueParams(sessionId, ns, v, plan, data, sealedFlag), plan.baseTag]),
     putWrite: (sessionId, ns, checkpointId, w, data, replace) =>
-      command((replace ? replaceWriteSql : keepWriteSql)(t), [
-        sessionId,
-        ns,
-        checkpointId,
-        w.taskId,
-        w.idx,
-        w.channel,
-        w.type,
-        data.data,
-        w.taskPath,
-        data.sealed,
-      ]),
+      command(
+        (replace ? replaceWriteSql : keepWriteSql)(t),
+        writeParams(sessionId, ns, checkpointId, w, data, sealedFlag),
+      ),
     checkpoint: (sessionId, ns, id) =>
       id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
     page: (q) => pageStatement(t, q),

@@ -3,6 +3,7 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
+import { checkpointParams, valueParams, writeParams } from "./row-params.js";
 import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -70,18 +71,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
       ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = excluded.parent_id, type = excluded.type,
         data = excluded.data, metadata_type = excluded.metadata_type, metadata = excluded.metadata,
         versions = excluded.versions, sealed = excluded.sealed`,
-      [
-        c.sessionId,
-        c.ns,
-        c.id,
-        c.parentId,
-        c.type,
-        data.data,
-        c.metadataType,
-        metadata.data,
-        JSON.stringify(c.versions),
-        flag(data.sealed),
-      ],
+      checkpointParams(c, data, metadata, flag),
     ),
   putValue: (sessionId, ns, v, plan, data) =>
     query(
@@ -92,18 +82,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
         WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)
       ON CONFLICT DO NOTHING RETURNING 1 AS put`,
       [
-        sessionId,
-        ns,
-        v.channel,
-        v.version,
-        v.tag,
-        v.type,
-        plan.base,
-        plan.prefix,
-        data?.data ?? null,
-        plan.depth,
-        plan.chain,
-        flag(data?.sealed ?? false),
+        ...valueParams(sessionId, ns, v, plan, data, flag),
         plan.base,
         sessionId,
         ns,
@@ -122,18 +101,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
           ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
           : "NOTHING"
       }`,
-      [
-        sessionId,
-        ns,
-        checkpointId,
-        w.taskId,
-        w.idx,
-        w.channel,
-        w.type,
-        data.data,
-        w.taskPath,
-        flag(data.sealed),
-      ],
+      writeParams(sessionId, ns, checkpointId, w, data, flag),
     ),
   checkpoint: (sessionId, ns, id) =>
     id === null

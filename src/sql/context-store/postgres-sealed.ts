@@ -28,6 +28,7 @@ import { type Guarded, guardedOf } from "../engines/postgres/owner-guard.js";
 import { decodeContent, encodeContent } from "../engines/postgres/text.js";
 import type { KeyedTables } from "../sealing/postgres.js";
 import { guardedKey } from "../sealing/postgres-key-guard.js";
+import { keptRecord, NO_RECORD, type RecordRow, recordOwners } from "./records.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export async function keyOwner(query: Query, t: KeyedTables, key: string): Promise<string | null> {
@@ -40,22 +41,6 @@ export async function keyOwner(query: Query, t: KeyedTables, key: string): Promi
       [scope.sessions],
     ),
   );
-}
-
-/** A stored row's record columns as read (both null: unrecorded, or no row). */
-export interface RecordRow {
-  session_id: string | null;
-  owner: string | null;
-}
-
-/** No record: what a re-seal passes (the row keeps its own) and what an absent row has. */
-export const NO_RECORD: RecordColumns = { sessionId: null, owner: null };
-
-/** The record a row keeps after a write recorded `written`: its own when it has one (an upsert keeps it). */
-export function keptRecord(row: RecordRow | undefined, written: RecordColumns): RecordColumns {
-  // A column a statement did not select reads undefined: that is no record either.
-  if (!row || (row.session_id == null && row.owner == null)) return written;
-  return { sessionId: row.session_id ?? null, owner: row.owner ?? null };
 }
 
 /**
@@ -262,18 +247,11 @@ export interface EntryRow extends RecordRow {
 
 /** Opens the entries of one label as read, each with its record's owner's key (each record's owner read once). */
 export function entryOpener(query: Query, t: KeyedTables, label: string): (row: EntryRow) => Promise<string> {
-  const owners = new Map<string, Promise<string | null>>();
+  const ownerOf = recordOwners((record) => rowOwner(query, t, label, record));
   return async (row) => {
     const text = decodeContent(row.content, row.content_json);
     if (row.sealed_chars === null) return text;
-    const record = keptRecord(row, NO_RECORD);
-    const known = JSON.stringify([record.sessionId, record.owner]);
-    let owner = owners.get(known);
-    if (owner === undefined) {
-      owner = rowOwner(query, t, label, record);
-      owners.set(known, owner);
-    }
-    return openEntry(t.keys?.keys, await owner, label, row.key, text);
+    return openEntry(t.keys?.keys, await ownerOf(row), label, row.key, text);
   };
 }
 

@@ -15,12 +15,11 @@ import {
   type BlockRow,
   type EntryRow,
   entryOpener,
-  keptRecord,
   labelBlinds,
-  type RecordRow,
   readBlockRow,
   writeSealedRow,
 } from "./postgres-sealed.js";
+import { keptRecord, type RecordRow } from "./records.js";
 
 type Ready = () => Promise<Executor>;
 

@@ -18,6 +18,7 @@ import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import { entryText, indexTokens, searchableText } from "../../search/tokens.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { readFreeText, storedFreeText } from "../engines/sqlite/free-text.js";
+import { type RecordRow, recordOfRow, recordOwners } from "./records.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export function keyOwner(driver: SqlDriver, key: string): string | null {
@@ -43,23 +44,6 @@ export function rowOwner(driver: SqlDriver, name: string, record: RecordColumns)
     driver.get<{ owner: string | null }>("SELECT owner FROM agent_sessions WHERE id = ?", [record.sessionId])
       ?.owner ?? null
   );
-}
-
-/** A stored row's record columns as read (both null: unrecorded, or no row). */
-export interface RecordRow {
-  session_id: unknown;
-  owner: unknown;
-}
-
-/** The record a row keeps after a write recorded `written`: its own when it has one (an upsert keeps it). */
-export function keptRecord(row: RecordRow | undefined, written: RecordColumns): RecordColumns {
-  const stored = recordOfRow(row);
-  return stored.sessionId === null && stored.owner === null ? written : stored;
-}
-
-function recordOfRow(row: RecordRow | undefined): RecordColumns {
-  const text = (value: unknown) => (value == null ? null : String(value));
-  return { sessionId: text(row?.session_id), owner: text(row?.owner) };
 }
 
 // The key that seals writes of the row's owner, or null (clear); a wrong or lost key is DECRYPT_FAILED.
@@ -146,18 +130,11 @@ export function labelBlinds(driver: SqlDriver, label: string): BlindTokens[] {
 
 /** Opens the entries of one label as read (`sealed_chars` non-null: sealed), each with its record's owner's key. */
 export function entryOpener(driver: SqlDriver, label: string): (key: string, row: EntryRow) => string {
-  const owners = new Map<string, string | null>();
+  const ownerOf = recordOwners((record) => rowOwner(driver, label, record));
   return (key, row) => {
     const text = readFreeText(row.content, row.content_encoded);
     if (row.sealed_chars == null) return text;
-    const record = recordOfRow(row);
-    const known = JSON.stringify([record.sessionId, record.owner]);
-    let owner = owners.get(known);
-    if (owner === undefined) {
-      owner = rowOwner(driver, label, record);
-      owners.set(known, owner);
-    }
-    return openEntry(driver.keys, owner, label, key, text);
+    return openEntry(driver.keys, ownerOf(row), label, key, text);
   };
 }
 

@@ -9,13 +9,12 @@ import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { freeTextSql, sqlText } from "../engines/sqlite/free-text.js";
 import { foldsToNothing, toFts5 } from "../engines/sqlite/fts.js";
 import { runInTransaction, runProgram } from "../engines/sqlite/program.js";
+import { keptRecord, type RecordRow } from "./records.js";
 import {
   type BlockReadRow,
   type EntryRow,
   entryOpener,
-  keptRecord,
   labelBlinds,
-  type RecordRow,
   readBlockRow,
   storedBlock,
   storedEntry,

@@ -15,6 +15,7 @@ import { call, runInTransaction, runProgram } from "../engines/postgres/program.
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
 import type { ItemRow, RekeyTable } from "../rekey/table.js";
+import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** What graph items need of the store's keys (sql/sealing/postgres.ts PostgresKeys, handed in with the tables). */
@@ -95,14 +96,10 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
            updated_at = EXCLUDED.updated_at, ttl_ms = EXCLUDED.ttl_ms, expires_at = EXCLUDED.expires_at
          RETURNING 1 AS n`,
         [
-          item.owner,
-          item.namespace,
-          item.key,
-          stored,
-          item.fields,
+          ...itemKeyParams(item, stored),
           now,
           item.ttlMs,
-          item.ttlMs === null ? null : now + item.ttlMs,
+          expiryOf(item, now),
           true,
           ...ownerRowGuardParams(t, write.guard),
         ],
@@ -174,11 +171,7 @@ export function postgresGraphItems(t: GraphTables): GraphItemStatements {
          ON CONFLICT (owner, namespace, key) DO NOTHING
          RETURNING 1 AS n`,
         [
-          item.owner,
-          item.namespace,
-          item.key,
-          stored,
-          item.fields,
+          ...itemKeyParams(item, stored),
           item.createdAt,
           item.updatedAt,
           item.ttlMs,

@@ -11,6 +11,7 @@ import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
 import type { ItemRow, RekeyTable } from "../rekey/table.js";
+import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** The migration that makes the table: one row per item, its owner first. */
@@ -61,15 +62,11 @@ export const sqliteGraphItems: GraphItemStatements = {
          updated_at = excluded.updated_at, ttl_ms = excluded.ttl_ms, expires_at = excluded.expires_at
        RETURNING 1 AS n`,
       [
-        item.owner,
-        item.namespace,
-        item.key,
-        stored,
-        item.fields,
+        ...itemKeyParams(item, stored),
         now,
         now,
         item.ttlMs,
-        item.ttlMs === null ? null : now + item.ttlMs,
+        expiryOf(item, now),
         ...ownerGuardParams(write.guard),
       ],
     ),
@@ -125,11 +122,7 @@ export const sqliteGraphItems: GraphItemStatements = {
        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${ownerGuardSqlite}
        ON CONFLICT (owner, namespace, key) DO NOTHING RETURNING 1 AS n`,
       [
-        item.owner,
-        item.namespace,
-        item.key,
-        stored,
-        item.fields,
+        ...itemKeyParams(item, stored),
         item.createdAt,
         item.updatedAt,
         item.ttlMs,

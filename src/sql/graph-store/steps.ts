@@ -199,6 +199,22 @@ function* rowsOf(step: Statement): Program<Row[]> {
   return yield step;
 }
 
+/** The owner's key and guard for this program's writes, looked up once per owner (`writes` remembers them). */
+function* writeOf(
+  s: GraphItemStatements,
+  writes: Map<string, OwnerWrite>,
+  owner: string,
+  fresh: boolean,
+): Program<OwnerWrite> {
+  const known = writes.get(owner);
+  if (known) return known;
+  const [row] = yield s.writeKey(owner, `the store items of owner "${owner}"`, fresh);
+  const write = row?.write as OwnerWrite | undefined;
+  if (!write) throw new SessionError("STORAGE", "The owner's key look-up answered nothing");
+  writes.set(owner, write);
+  return write;
+}
+
 function* writeAll(
   s: GraphItemStatements,
   puts: readonly GraphItemDraft[],
@@ -209,13 +225,7 @@ function* writeAll(
   for (const item of deletes) yield s.remove(item.owner, item.namespace, item.key);
   const writes = new Map<string, OwnerWrite>();
   for (const item of puts) {
-    let write = writes.get(item.owner);
-    if (!write) {
-      const [row] = yield s.writeKey(item.owner, `the store items of owner "${item.owner}"`, fresh);
-      write = row?.write as OwnerWrite | undefined;
-      if (!write) throw new SessionError("STORAGE", "The owner's key look-up answered nothing");
-      writes.set(item.owner, write);
-    }
+    const write = yield* writeOf(s, writes, item.owner, fresh);
     const rows = yield s.upsert(item, storedValue(write.key, item), now, write);
     if (rows.length === 0) throw new GuardRefused(`item "${item.key}"`);
   }
@@ -226,13 +236,7 @@ function* insertAll(s: GraphItemStatements, items: readonly GraphItem[], fresh: 
   let inserted = 0;
   for (const item of items) {
     if ((yield s.get(item.owner, item.namespace, item.key, EVER)).length > 0) continue;
-    let write = writes.get(item.owner);
-    if (!write) {
-      const [row] = yield s.writeKey(item.owner, `the store items of owner "${item.owner}"`, fresh);
-      write = row?.write as OwnerWrite | undefined;
-      if (!write) throw new SessionError("STORAGE", "The owner's key look-up answered nothing");
-      writes.set(item.owner, write);
-    }
+    const write = yield* writeOf(s, writes, item.owner, fresh);
     const rows = yield s.insert(item, storedValue(write.key, item), write);
     if (rows.length === 0) throw new GuardRefused(`item "${item.key}"`);
     inserted++;

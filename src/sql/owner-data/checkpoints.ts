@@ -6,7 +6,7 @@
 import type { OwnerDataTable } from "../../store/owner-data.js";
 
 /** How an engine's file makes a table of a session: name, holds, tie, sealed, erasure, columns, sealed columns. */
-type Plain = (
+export type Plain = (
   table: string,
   holds: string,
   tie: OwnerDataTable["tie"],

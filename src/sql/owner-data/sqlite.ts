@@ -5,7 +5,7 @@
  * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
 import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
-import { checkpointTables } from "./checkpoints.js";
+import { checkpointTables, type Plain } from "./checkpoints.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
 const ZEROED = "zeroed" as const;
@@ -48,15 +48,7 @@ const VEC_SHADOWS: OwnerDataTable[] = [
   columns: columns as OwnerDataTable["columns"],
 }));
 
-const plain = (
-  table: string,
-  holds: string,
-  tie: OwnerDataTable["tie"],
-  sealed: OwnerDataTable["sealed"],
-  erasure: string,
-  columns: OwnerDataTable["columns"],
-  sealedAs?: OwnerDataTable["sealedAs"],
-): OwnerDataTable => ({
+const plain: Plain = (table, holds, tie, sealed, erasure, columns, sealedAs) => ({
   table,
   holds,
   tie,

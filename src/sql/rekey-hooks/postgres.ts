@@ -18,12 +18,11 @@ import {
   type BlockRow,
   type EntryRow,
   entryOpener,
-  keptRecord,
-  NO_RECORD,
   readBlockRow,
   storedBlock,
   storedEntry,
 } from "../context-store/postgres-sealed.js";
+import { keptRecord, NO_RECORD } from "../context-store/records.js";
 import type { Executor, Query } from "../engines/postgres/client.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "../engines/postgres/fts.js";
 import { runProgram } from "../engines/postgres/program.js";

@@ -10,11 +10,11 @@ import type { RekeyOptions, RekeyReport } from "../../store/crypto/rekey-options
 import { startRotation, startSealing } from "../../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../../store/crypto/seal.js";
 import { sqliteCheckpointRekey } from "../checkpoints/sqlite.js";
+import { keptRecord, NO_RECORD } from "../context-store/records.js";
 import {
   type BlockReadRow,
   type EntryRow,
   entryOpener,
-  keptRecord,
   readBlockRow,
   storedBlock,
   storedEntry,
@@ -34,7 +34,6 @@ import { storedForm } from "../sealing/sqlite.js";
 import { afterInsert, indexedSeq, unindexMessage } from "../search/sqlite-indexing.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
-const NONE = { sessionId: null, owner: null };
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeySqlite(
@@ -78,7 +77,7 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
     *resealBlock(row) {
       const block = row as unknown as BlockReadRow & { key: string };
       const stored = yield* perform(() =>
-        storedBlock(driver, block.key, readBlockRow(driver, block.key, block), keptRecord(block, NONE)),
+        storedBlock(driver, block.key, readBlockRow(driver, block.key, block), keptRecord(block, NO_RECORD)),
       );
       yield REKEY.writeBlock(block.key, stored.content, stored.sealed);
     },
@@ -86,7 +85,7 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
       const entry = row as unknown as EntryRow & { seq: number; label: string; key: string };
       const stored = yield* perform(() => {
         const content = entryOpener(driver, entry.label)(entry.key, entry);
-        return storedEntry(driver, entry.label, entry.key, content, keptRecord(entry, NONE));
+        return storedEntry(driver, entry.label, entry.key, content, keptRecord(entry, NO_RECORD));
       });
       yield REKEY.writeEntry(entry.seq, stored.content, stored.sealedChars, stored.text);
     },

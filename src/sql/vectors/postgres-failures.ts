@@ -5,6 +5,7 @@
 import type { VectorFailure } from "../../search/vectors/types.js";
 import type { Executor } from "../engines/postgres/client.js";
 import type { Tables } from "../engines/postgres/tables.js";
+import { vectorStatus } from "./channel.js";
 import { CURRENT, type VectorTables } from "./postgres-schema.js";
 
 /** Messages with a current vector, with a current refusal (`failure`, no vector), and the rest (pending). */
@@ -22,9 +23,7 @@ export async function vectorCounts(
        SELECT count(*) AS current, count(v.failure) AS failed
        FROM ${v.vectors} v JOIN ${t.messages} m ON ${v.joinOn} WHERE ${CURRENT}) c`,
   );
-  const failed = Number(row?.failed ?? 0);
-  const embedded = Number(row?.current ?? 0) - failed;
-  return { embedded, pending: Number(row?.total ?? 0) - embedded - failed, failed };
+  return vectorStatus(Number(row?.total ?? 0), Number(row?.current ?? 0), Number(row?.failed ?? 0));
 }
 
 /** The newest current refusals, at most `limit`, with their sessions' and messages' ids. */

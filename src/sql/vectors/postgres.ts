@@ -1,5 +1,5 @@
 import { nearestOnActivePaths } from "../../search/active-paths.js";
-import { StoreVectors } from "../../search/vectors/channel.js";
+import type { StoreVectors } from "../../search/vectors/channel.js";
 import { PLAIN_VECTOR_CANDIDATES, TopK } from "../../search/vectors/score.js";
 import type {
   Embedder,
@@ -13,6 +13,7 @@ import type {
 import type { PostgresBackend } from "../backend/postgres.js";
 import type { Executor, Query } from "../engines/postgres/client.js";
 import type { Tables } from "../engines/postgres/tables.js";
+import { sqlVectors } from "./channel.js";
 import { activePathSeqs, distributeVectors, sessionIdsOf } from "./postgres-citus.js";
 import { clearFailures, ensureFailureColumn, listFailures, vectorCounts } from "./postgres-failures.js";
 import { pendingAfter, pendingAmong } from "./postgres-pending.js";
@@ -290,9 +291,5 @@ export function postgresVectors(
   store: PostgresBackend,
   options: VectorStoreOptions & { embedder: Embedder },
 ): StoreVectors {
-  return new StoreVectors(
-    new PostgresVectorBackend(store, options.vectorIndex === "plain"),
-    options,
-    store.feed,
-  );
+  return sqlVectors(store, options, (plainOnly) => new PostgresVectorBackend(store, plainOnly));
 }

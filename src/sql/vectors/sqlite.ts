@@ -1,7 +1,7 @@
 import { SessionError } from "../../errors.js";
 import { canBeStored } from "../../message/ids.js";
 import { nearestOnActivePaths, pathsWithin } from "../../search/active-paths.js";
-import { StoreVectors } from "../../search/vectors/channel.js";
+import type { StoreVectors } from "../../search/vectors/channel.js";
 import { vectorBytes } from "../../search/vectors/embed.js";
 import type {
   Embedder,
@@ -16,6 +16,7 @@ import type {
 import type { SqliteBackend } from "../backend/sqlite.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { branchedSessions, offPathSessions } from "../search/sqlite-active-paths.js";
+import { sqlVectors, vectorStatus } from "./channel.js";
 import { loadSqliteVec } from "./sqlite-extension.js";
 import { knnNearest, scanNearest } from "./sqlite-nearest.js";
 import { pendingAfter, pendingAmong } from "./sqlite-pending.js";
@@ -231,9 +232,7 @@ class SqliteVectorBackend implements VectorBackend {
       `SELECT COUNT(*) AS n, SUM(v.failure IS NOT NULL) AS failed
        FROM agent_message_vectors v JOIN agent_messages m ON m.seq = v.seq WHERE ${CURRENT}`,
     );
-    const failed = current?.failed ?? 0;
-    const embedded = (current?.n ?? 0) - failed;
-    return { embedded, pending: total - embedded - failed, failed };
+    return vectorStatus(total, current?.n ?? 0, current?.failed ?? 0);
   }
 
   async failures(limit: number): Promise<VectorFailure[]> {
@@ -284,9 +283,5 @@ export function sqliteVectors(
   store: SqliteBackend,
   options: VectorStoreOptions & { embedder: Embedder },
 ): StoreVectors {
-  return new StoreVectors(
-    new SqliteVectorBackend(store, options.vectorIndex === "plain"),
-    options,
-    store.feed,
-  );
+  return sqlVectors(store, options, (plainOnly) => new SqliteVectorBackend(store, plainOnly));
 }

@@ -1,0 +1,83 @@
+/**
+ * The parameters of checkpoints' three row writes, in their columns' order, written once for both engines'
+ * statement tables (sqlite.ts, postgres.ts): each engine passes how it stores the sealed flag (SQLite 0/1, Postgres a
+ * boolean) and adds what its statement's text needs after them.
+ */
+import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.js";
+import type { ValuePlan } from "./delta.js";
+import type { StoredBytes } from "./sealing.js";
+
+/** How an engine stores a row's sealed flag. */
+export type SealedFlag = (sealed: boolean) => unknown;
+
+/** A checkpoint row's values: session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed. */
+export function checkpointParams(
+  c: StoredCheckpoint,
+  data: StoredBytes,
+  metadata: StoredBytes,
+  flag: SealedFlag,
+): unknown[] {
+  return [
+    c.sessionId,
+    c.ns,
+    c.id,
+    c.parentId,
+    c.type,
+    data.data,
+    c.metadataType,
+    metadata.data,
+    JSON.stringify(c.versions),
+    flag(data.sealed),
+  ];
+}
+
+/**
+ * A channel value row's values: session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain,
+ * sealed.
+ */
+export function valueParams(
+  sessionId: string,
+  ns: string,
+  v: { channel: string; version: string; type: string; tag: string },
+  plan: ValuePlan,
+  data: StoredBytes | null,
+  flag: SealedFlag,
+): unknown[] {
+  return [
+    sessionId,
+    ns,
+    v.channel,
+    v.version,
+    v.tag,
+    v.type,
+    plan.base,
+    plan.prefix,
+    data?.data ?? null,
+    plan.depth,
+    plan.chain,
+    flag(data?.sealed ?? false),
+  ];
+}
+
+/** A pending write's values: session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed. */
+export function writeParams(
+  sessionId: string,
+  ns: string,
+  checkpointId: string,
+  w: StoredWrite,
+  data: StoredBytes,
+  flag: SealedFlag,
+): unknown[] {
+  return [
+    sessionId,
+    ns,
+    checkpointId,
+    w.taskId,
+    w.idx,
+    w.channel,
+    w.type,
+    data.data,
+    w.taskPath,
+    flag(data.sealed),
+  ];
+}
