@@ -3,6 +3,8 @@
  *
  * - One message after the leaf, no block, no media (the usual step without tools): ONE statement — the append
  *   statement also updates the registry row — so one round trip and one commit (writeSingle).
+ * - Several new messages after the leaf, on one server, without a change log, block or media: ONE statement too,
+ *   the chain's (step-chain.ts).
  * - Otherwise one transaction on one client (`BEGIN` … `COMMIT`, one WAL flush): the first append locks the head
  *   itself, the last one also takes the registry counters. Should a concurrent writer have stored one of the ids
  *   after the transaction's first snapshot, the unique violation aborts the transaction; it then runs again with
@@ -30,6 +32,7 @@ import { type AppendRequest, appendRow } from "./append.js";
 import { lockSql } from "./append-attempt.js";
 import { appendLog, logInTransaction } from "./feed/logged-write.js";
 import { updateRow } from "./rewrite.js";
+import { chainable, writeChainStep } from "./step-chain.js";
 import { deleteRows } from "./writes.js";
 
 // The step as the backend sees it: its `check` is the pipeline's (PreparedStep.check), given on its own.
@@ -133,6 +136,8 @@ async function writeStep(
       return writeSingle(executor, t, step, check, usage, only.message, only.json, stored.form, log);
     }
   }
+  // Several messages after the leaf: one statement where it applies (step-chain.ts).
+  if (chainable(t, whole, log !== undefined) && (await writeChainStep(executor, t, whole, usage))) return;
   try {
     await writeInTransaction(executor, t, whole, usage, false, log, store);
   } catch (error) {

@@ -7,7 +7,7 @@ import { estimateMessageTokens } from "../message/tokens.js";
 import { utf8Length } from "../runtime/bytes.js";
 import { storedContent, writeChunks } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { childJump, type JumpFields, type JumpNode } from "../sql/engines/sqlite/tree.js";
+import { childJump, type JumpFields, type JumpNode, nodeBySeq } from "../sql/engines/sqlite/tree.js";
 import { type SealKey, storedForm } from "../sql/sealing/sqlite.js";
 import { afterInsert, indexedSeq } from "../sql/search/sqlite-indexing.js";
 import type { WriteGuard } from "../store/crypto/content-keys.js";
@@ -15,7 +15,7 @@ import { refusePayloadPointer } from "../store/crypto/seal.js";
 import type { RowWritten } from "../store/written.js";
 
 /** What an append must know, read by one statement: the head, the parent, its jump target, the index watermark. */
-interface AppendContext {
+export interface AppendContext {
   num: number;
   leaf_seq: number | null;
   indexed_seq: number;
@@ -95,7 +95,15 @@ export interface AppendRequest {
   guard?: WriteGuard | undefined;
   /** The owner a write found the session stored in clear with, unread in this transaction (see INSERT_CLEAR). */
   clear?: ClearGuard | undefined;
+  /**
+   * The context of a child of the parent `parentId` as this transaction's previous append answered it (`child`):
+   * not read again. Taken only when it is that parent's.
+   */
+  context?: AppendContext | undefined;
 }
+
+/** An append's record, and for an inserted row the context of its child (a chain's next append; lazy). */
+export type Appended = RowWritten<AppendResult> & { child?: () => AppendContext };
 
 /** The head row of a session, created on its first write (inside the caller's transaction). */
 export function ensureHead(driver: SqlDriver, sessionId: string): { num: number; leaf_seq: number | null } {
@@ -153,7 +161,7 @@ function isDuplicate(driver: SqlDriver, num: number, id: string): boolean {
 
 function leafIdOf(driver: SqlDriver, ctx: AppendContext, parentId: string | null | undefined): string | null {
   if (ctx.leaf_seq === null) return null;
-  if (typeof parentId !== "string") return ctx.p_id;
+  if (typeof parentId !== "string" || (ctx.p_seq !== null && ctx.p_seq === ctx.leaf_seq)) return ctx.p_id;
   return (
     driver.get<{ id: string }>("SELECT id FROM agent_messages WHERE seq = ?", [ctx.leaf_seq])?.id ?? null
   );
@@ -171,8 +179,8 @@ export function appendRow(
   sessionId: string,
   message: SessionMessage,
   request: AppendRequest,
-): RowWritten<AppendResult> {
-  const { parentId, expectedLeafId } = request;
+): Appended {
+  const { parentId, expectedLeafId, context } = request;
   const json = request.json ?? serializeMessage(message);
   const bytes = utf8Length(json);
   const tokens = estimateMessageTokens([message]);
@@ -180,7 +188,10 @@ export function appendRow(
     // Sealed (an encrypted owner's) inside the transaction: the owner's key check is read and recorded in it.
     // No keyed hash for a sealed row: nothing compares with a new row's hash (sealing.ts storedForm).
     let form = storedForm(driver, sessionId, message.id, json, request.key, false);
-    const ctx = readContext(driver, sessionId, parentId);
+    const ctx =
+      context && typeof parentId === "string" && context.p_id === parentId
+        ? context
+        : readContext(driver, sessionId, parentId);
     const num = ctx ? ctx.num : createHead(driver, sessionId).num;
     if (expectedLeafId !== undefined) {
       const actual = ctx ? leafIdOf(driver, ctx, parentId) : null;
@@ -201,6 +212,7 @@ export function appendRow(
       );
     }
     const jump = parent && ctx ? childJump(parent, jumpTargetOf(ctx, parent)) : null;
+    const depth = parent ? parent.depth + 1 : 0;
     const now = new Date().toISOString();
     const insert = (sql: string, guard: readonly (string | null)[]) => {
       const stored = storedContent(driver, form.content);
@@ -211,7 +223,7 @@ export function appendRow(
         message.role,
         stored.content,
         request.createdAt ?? ownTime(message) ?? now,
-        parent ? parent.depth + 1 : 0,
+        depth,
         jump ? jump.seq : null,
         jump ? jump.depth : 0,
         bytes,
@@ -256,11 +268,38 @@ export function appendRow(
     }
     if (!row) return { result: { inserted: false } };
     const sealed = form.key ? { key: form.key, content: form.content } : undefined;
-    afterInsert(driver, row.seq, num, message, ctx ? ctx.indexed_seq : indexedSeq(driver), sealed);
+    const indexed = afterInsert(
+      driver,
+      row.seq,
+      num,
+      message,
+      ctx ? ctx.indexed_seq : indexedSeq(driver),
+      sealed,
+    );
     driver.run(
       "UPDATE agent_session_heads SET leaf_seq = ?, message_count = message_count + 1, updated_at = ? WHERE num = ?",
       [row.seq, now, num],
     );
-    return { result: { inserted: true }, seq: row.seq };
+    const { seq } = row;
+    const child = (): AppendContext => {
+      // The new row's jump target: none, its parent (whose fields the context has), or a row read by its key.
+      const target = !jump || !parent ? null : jump.seq === parent.seq ? parent : nodeBySeq(driver, jump.seq);
+      return {
+        num,
+        leaf_seq: seq,
+        indexed_seq: indexed,
+        p_id: message.id,
+        p_seq: seq,
+        p_depth: depth,
+        p_jump_seq: jump ? jump.seq : null,
+        p_jump_depth: jump ? jump.depth : 0,
+        p_cum_bytes: (parent?.cum_bytes ?? 0) + bytes,
+        p_cum_tokens: (parent?.cum_tokens ?? 0) + tokens,
+        t_seq: target ? target.seq : null,
+        t_jump_seq: target ? target.jump_seq : null,
+        t_jump_depth: target ? target.jump_depth : 0,
+      };
+    };
+    return { result: { inserted: true }, seq, child };
   });
 }

@@ -24,7 +24,7 @@ import { inserted, replaced } from "../store/feed/change-rows.js";
 import type { PreparedStep } from "../store/step.js";
 import { usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Logged, Written } from "../store/written.js";
-import { appendRow } from "./append.js";
+import { type AppendContext, appendRow } from "./append.js";
 import { NEXT_ACTIVITY } from "./registry.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
@@ -99,25 +99,36 @@ export async function writeSqliteStep(
     if (step.remove && step.remove.length > 0)
       removed(removeRows(store, sessionId, step.remove, step.removeTip));
     let at: string | null | undefined = step.parentId;
+    // A chain's next append takes what the one before wrote and looked up (the head and parent, the owner's key),
+    // unread: the transaction holds the write lock.
+    let context: AppendContext | undefined;
+    let sealKey: Uint8Array | null | undefined;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;
       let written: Written<AppendResult>;
       if (!write) written = { result: { inserted: false, message } };
       else {
         const { message: stored, json } = write;
+        const known = context;
+        context = undefined;
         const appended = writeMessageRow(
           driver,
           store.changeLog,
           sessionId,
-          { message: stored, json, replaces: false },
+          { message: stored, json, replaces: false, key: sealKey },
           inserted("append", stored.id, at),
-          (content, key) =>
-            appendRow(driver, sessionId, stored, {
+          (content, key) => {
+            const row = appendRow(driver, sessionId, stored, {
               parentId: at,
               expectedLeafId: step.guard && at !== undefined ? at : undefined,
               json: content,
               key,
-            }),
+              context: known,
+            });
+            if (key !== undefined) sealKey = key;
+            context = row.child?.();
+            return row;
+          },
         );
         const answer = appended.result.inserted ? json : (storedJson(driver, sessionId, stored.id) ?? json);
         written = { ...appended, json: answer };

@@ -26,14 +26,15 @@ import type { ClearGuard } from "./append.js";
  * and `row` gets it to seal with (null: in clear). With `guarded`, a check this store verified before is not read
  * again: `row` gets it as a guard its statement requires to be still recorded, and the session still the owner the
  * store cached; a session this store found in clear (ContentKeys.knownClear) is not looked up either: `row` gets the
- * owner it found as a clear guard its statement requires to be still so. Answers the write's result
- * and logged cursor.
+ * owner it found as a clear guard its statement requires to be still so. `write.key`: the key (null: none) a write
+ * of the same session looked up earlier in the caller's transaction, which holds the write lock: not read again.
+ * Answers the write's result and logged cursor.
  */
 export function writeMessageRow<T extends object>(
   driver: SqlDriver,
   log: SqliteChangeLog | undefined,
   sessionId: string,
-  write: { message: SessionMessage; json: string; replaces: boolean },
+  write: { message: SessionMessage; json: string; replaces: boolean; key?: Uint8Array | null | undefined },
   change: (result: T) => Change | null,
   row: (content: string, key: SealKey, guard?: WriteGuard, clear?: ClearGuard) => RowWritten<T>,
   guarded = false,
@@ -57,7 +58,7 @@ export function writeMessageRow<T extends object>(
       refusePayloadPointer(sessionId, write.json);
       return writeWith(driver, log, sessionId, write, change, (c, k) => row(c, k, known.guard), known.key);
     }
-    const key = keys.keyFor(sessionId);
+    const key = write.key !== undefined ? write.key : keys.keyFor(sessionId);
     // An encrypted owner's payloads stay inline, sealed with the message: so no string may read as a pointer.
     if (key) refusePayloadPointer(sessionId, write.json);
     return writeWith(driver, log, sessionId, write, change, row, key);

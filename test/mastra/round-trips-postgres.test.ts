@@ -34,10 +34,10 @@ test("Postgres: a warm thread's save and last-40 list send the statements they s
     const store = await PostgresStore.open(pool, { schema });
     const memory = new AgentSessionMemoryStorage(store);
     for (let i = 0; i < 50; i++) await memory.saveMessages({ messages: [message(`warm ${i}`)] });
-    // The ids looked up; the two appended as one step: BEGIN, an append each (the registry row's source and owner
-    // checked and the row touched by the last), COMMIT. No registry read: the thread's owner is known.
+    // The ids looked up; the two appended as one chain statement (the registry row's source and owner checked and
+    // the row touched in it). No registry read: the thread's owner is known.
     const turn = await counted(() => memory.saveMessages({ messages: [message("a"), message("b")] }));
-    assert.equal(turn, 5);
+    assert.equal(turn, 2);
     // One message: the look-up, and the step as one statement.
     assert.equal(await counted(() => memory.saveMessages({ messages: [message("c")] })), 2);
     // The last 40: one statement (the thread's registry row, its count and its 40 newest rows).

@@ -86,7 +86,8 @@ function timeOf(driver: SqlDriver, seq: number): string | null {
 /**
  * After a message row was written: indexes it at once when its `seq` falls under the watermark (a `seq` freed by
  * deleting the newest rows and reused), else leaves it pending and indexes the whole batch once it is full.
- * `sealed`: the key a sealed row was sealed with (checked in this transaction) and the content written.
+ * `sealed`: the key a sealed row was sealed with (checked in this transaction) and the content written. Answers
+ * the watermark after it (read again only when a batch was indexed).
  */
 export function afterInsert(
   driver: SqlDriver,
@@ -95,16 +96,18 @@ export function afterInsert(
   message: SessionMessage,
   indexed: number,
   sealed?: { key: Uint8Array; content: string },
-): void {
+): number {
   // A sealed message (an encrypted owner's) goes in as its owner's blind tokens: its words would be plaintext.
   if (seq <= indexed) {
     const blind = sealed ? blindTokensOf(sealed.key) : null;
     indexText(driver, seq, sessionNum, messageText(message), true, undefined, blind);
-    return;
+    return indexed;
   }
   // Its batch takes the words from here rather than open the row again (written-texts.ts).
   if (sealed) noteWrittenText(driver, seq, sealed.content, messageText(message));
-  if (seq - indexed >= INDEX_BATCH) indexPending(driver);
+  if (seq - indexed < INDEX_BATCH) return indexed;
+  indexPending(driver);
+  return indexedSeq(driver);
 }
 
 /** Removes one message from the index; a pending message is not in it. Call inside a write transaction. */
