@@ -58,7 +58,11 @@ export async function loadSentenceEncoder(): Promise<SentenceEncoderModel> {
 }
 
 const upTo = (field: string, max: number) =>
-  z.int(rule(`${field} must be a whole number from 1 to ${max}`, "range")).min(1).max(max).optional();
+  z
+    .int(rule(`${field} must be a whole number from 1 to ${max}`, "range"))
+    .min(1)
+    .max(max)
+    .optional();
 
 /** The options as a schema: a refusal is `INVALID_ARGUMENT` naming the field. */
 const optionsSchema = z.object({

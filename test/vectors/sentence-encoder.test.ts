@@ -60,9 +60,7 @@ test("bad options are INVALID_ARGUMENT naming the field, before anything loads",
     assert.throws(
       () => sentenceEncoderEmbedder(options as SentenceEncoderOptions),
       (error: unknown) =>
-        error instanceof SessionError &&
-        error.code === "INVALID_ARGUMENT" &&
-        error.message.includes(field),
+        error instanceof SessionError && error.code === "INVALID_ARGUMENT" && error.message.includes(field),
       JSON.stringify(options),
     );
   }
