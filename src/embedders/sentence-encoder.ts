@@ -46,10 +46,18 @@ interface EmbeddingsPackage {
   initModel(source: unknown): Promise<SentenceEncoderModel>;
 }
 
+const ALL = `npm install @energetic-ai/core ${EMBEDDINGS} ${MODEL}`;
+
+// The install command names one package; the encoder needs the three, so the hint says so.
+function withAll(error: unknown): never {
+  const missing = error instanceof MissingDependencyError ? error.dependency : EMBEDDINGS;
+  throw new MissingDependencyError(missing, FEATURE, (error as Error).cause ?? error, `all three: ${ALL}`);
+}
+
 /** The packages' model, imported on first use: `MISSING_DEPENDENCY` naming the package that is not installed. */
 export async function loadSentenceEncoder(): Promise<SentenceEncoderModel> {
-  const embeddings = await importOptional<EmbeddingsPackage>(EMBEDDINGS, FEATURE);
-  const weights = await importOptional<{ modelSource: unknown }>(MODEL, FEATURE);
+  const embeddings = await importOptional<EmbeddingsPackage>(EMBEDDINGS, FEATURE).catch(withAll);
+  const weights = await importOptional<{ modelSource: unknown }>(MODEL, FEATURE).catch(withAll);
   if (typeof embeddings.initModel !== "function" || typeof weights.modelSource !== "function") {
     throw new MissingDependencyError(EMBEDDINGS, `${FEATURE} (a version with initModel and modelSource)`);
   }

