@@ -2,13 +2,13 @@
 // checkpointers"): on a short thread the saver's time is its round trips, so their count is held here and cannot
 // creep up unseen. Exact counts, not a timing: lower them when a change removes a statement.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { inOwnSchema, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { counted } from "../helpers/round-trips.js";
 
 // Round trips of the third put and putWrites of a thread (registry row, cached key look-up and recall all warm).
@@ -52,11 +52,7 @@ if (reason) console.log(`Skipping the LangGraph saver's round trips on Postgres:
 test("Postgres: a warm thread's put and putWrites send the statements they send today", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(2);
-  after(() => pool.end());
-  const schema = `agent_session_lg_trips_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
+  await inOwnSchema("lg_trips", async (pool, schema) => {
     const store = await PostgresStore.open(pool, { schema });
     // One statement: the value, the checkpoint and the key guard (which checks the thread's owner too: no registry
     // read) as its CTEs; recall's append of the new message. putWrites: one statement.
@@ -65,19 +61,13 @@ test("Postgres: a warm thread's put and putWrites send the statements they send 
     // (postgres/checkpoint-guard.ts): BEGIN, the lock, the write, COMMIT.
     assert.deepEqual(await warm(store, "alice"), { put: 5, putWrites: 4 });
     await store.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  });
 });
 
 test("Postgres: a thread another process deleted and created again for another owner refuses a saver that knew it", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(2);
-  after(() => pool.end());
-  const schema = `agent_session_lg_owner_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
+  await inOwnSchema("lg_owner", async (pool, schema) => {
     const store = await PostgresStore.open(pool, { schema });
     const saver = new AgentSessionSaver(store, { ownerKey: "user_id" });
     await warm(store, "alice", saver); // the saver now writes t-alice without reading the registry
@@ -103,7 +93,5 @@ test("Postgres: a thread another process deleted and created again for another o
     await saver.put(config, checkpoint, { source: "loop", step: 9, parents: {} }, {});
     assert.equal((await store.registry.get("t-alice"))?.owner, "alice");
     await store.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  });
 });

@@ -5,13 +5,13 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver, type CheckpointerStore } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { inOwnSchema, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const meta = { source: "loop" as const, step: 0, parents: {} };
 const STEPS = 12;
@@ -88,17 +88,15 @@ if (reason) console.log(`Skipping the LangGraph saver's concurrency on Postgres:
 test("Postgres: two stores writing one thread at once keep both branches, each value exact", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(4);
-  after(() => pool.end());
-  const schema = `agent_session_saver_concurrent_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
-    const first = await PostgresStore.open(pool, { schema });
-    const second = await PostgresStore.open(pool, { schema });
-    await bothKept(first, second);
-    await first.close();
-    await second.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  await inOwnSchema(
+    "saver_concurrent",
+    async (pool, schema) => {
+      const first = await PostgresStore.open(pool, { schema });
+      const second = await PostgresStore.open(pool, { schema });
+      await bothKept(first, second);
+      await first.close();
+      await second.close();
+    },
+    4,
+  );
 });

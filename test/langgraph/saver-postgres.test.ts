@@ -3,13 +3,13 @@
 // (postgres/checkpoint-guard.ts), not the coordinator's function of a cluster (which a single server does not have:
 // every such write failed STORAGE before); and a put whose delta lost its base goes again in full.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const meta = { source: "loop" as const, step: 0, parents: {} };
 const config: RunnableConfig = { configurable: { thread_id: "t-alice", user_id: "alice" } };
@@ -54,17 +54,11 @@ if (reason) console.log(`Skipping the LangGraph saver on Postgres: ${reason}`);
 test("Postgres: an owner's thread in clear takes its checkpoints and pending writes", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(2);
-  after(() => pool.end());
-  const schema = `agent_session_saver_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
+  await inOwnSchema("saver", async (pool, schema) => {
     const store = await PostgresStore.open(pool, { schema });
     await ownedThread(store);
     await store.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  });
 });
 
 // A put is one statement on one server (sql/checkpoints/postgres-single.ts): a delta whose base another process
@@ -72,11 +66,7 @@ test("Postgres: an owner's thread in clear takes its checkpoints and pending wri
 test("Postgres: a delta whose base another process deleted goes in full, in the one-statement put", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(2);
-  after(() => pool.end());
-  const schema = `agent_session_saver_lost_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
+  await inOwnSchema("saver_lost", async (pool, schema) => {
     const store = await PostgresStore.open(pool, { schema });
     const writer = new AgentSessionSaver(store);
     const other = new AgentSessionSaver(store);
@@ -98,7 +88,5 @@ test("Postgres: a delta whose base another process deleted goes in full, in the 
     assert.deepEqual(rows, [{ version: "3", base: null }]);
     assert.deepEqual((await other.getTuple(thread))?.checkpoint.channel_values, { messages: long(5) });
     await store.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  });
 });

@@ -2,11 +2,11 @@
 // memory storages"): on a short thread a save's and a list's time is their round trips, so their count is held here
 // and cannot creep up unseen. Exact counts, not a timing: lower them when a change removes a statement.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import type { MastraDBMessage } from "@mastra/core/memory";
 import { AgentSessionMemoryStorage } from "../../src/mastra/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
-import { dropSchema, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { inOwnSchema, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { counted } from "../helpers/round-trips.js";
 import { nodeTooOld } from "./backends.js";
 
@@ -26,11 +26,7 @@ if (reason) console.log(`Skipping the Mastra door's round trips on Postgres: ${r
 test("Postgres: a warm thread's save and last-40 list send the statements they send today", {
   skip: reason ?? false,
 }, async () => {
-  const pool = testPool(2);
-  after(() => pool.end());
-  const schema = `agent_session_mastra_trips_${process.pid}`;
-  await dropSchema(pool, schema);
-  try {
+  await inOwnSchema("mastra_trips", async (pool, schema) => {
     const store = await PostgresStore.open(pool, { schema });
     const memory = new AgentSessionMemoryStorage(store);
     for (let i = 0; i < 50; i++) await memory.saveMessages({ messages: [message(`warm ${i}`)] });
@@ -54,7 +50,5 @@ test("Postgres: a warm thread's save and last-40 list send the statements they s
     const newest = listed.messages[0]?.content.parts[0] as { text?: string } | undefined;
     assert.equal(newest?.text, "c");
     await store.close();
-  } finally {
-    await dropSchema(pool, schema);
-  }
+  });
 });
