@@ -13,6 +13,7 @@ import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 import { msg } from "../contract/harness.js";
 import { suiteOf, type TestApi } from "../runner.js";
 import { type KeyRace, registerKeyRace } from "./key-race.js";
+import { registerKeyedIds } from "./keyed-ids.js";
 import {
   ALICE_SECRET,
   assertRefused,
@@ -125,6 +126,7 @@ export function runKeylessContract(api: TestApi, target: KeylessTarget): void {
       }
     });
     registerKeyRace(suite, () => target.create());
+    registerKeyedIds(suite, () => target.create());
     if (target.declaration) registerSealedTables(suite, target.declaration, () => target.create());
   });
 }
