@@ -1,18 +1,22 @@
 /**
  * The keyless contract's check of ids and hashes derived from content (docs/PRIVACY.md, "Ids derived from
  * content"): alice (with a key) writes through every path the store has (keyless-writes.ts `writesOf`), learns a
- * fact from her words with a scripted extractor and edits a message through the AI SDK door; bob (in clear) writes
- * the same kinds. Then no byte of the storage holds an unkeyed digest of alice's content in any form the code
- * derives one (SHA-256 as hex or base64url, whole or cut, with or without the `fact_` or `<id>~` prefix): not as a
- * message's content hash, a learned fact's id, an edited message's id or a vector's text hash. Bob's ids and hashes
- * are the unkeyed forms they always were, and the scan finds them, so the check is not vacuous.
+ * fact from her words with a scripted extractor, edits a message through the AI SDK door and appends an image; bob
+ * (in clear) writes the same kinds. Then no byte of the storage holds an unkeyed digest of alice's content in any
+ * form the code derives one (SHA-256 as hex or base64url, whole or cut, with or without the `fact_` or `<id>~`
+ * prefix): not as a message's content hash, a learned fact's id, an edited message's id, a vector's text hash or a
+ * payload's name. Bob's ids are the unkeyed forms they always were, and the scan finds them (his content hashes too,
+ * where the backend keeps them), so the check is not vacuous. The eve door's ids, derived from the same digests
+ * (`registry.ownerDigests`), are keyed for alice and unkeyed for bob.
  */
 import assert from "node:assert/strict";
 import { persistChatTurn } from "../../ai-sdk/chat-turn.js";
 import { editedId } from "../../ai-sdk/edited-ids.js";
+import { hasAttachmentStore } from "../../contract/attachments.js";
 import { hasFactStore } from "../../contract/facts.js";
 import type { SessionMessage } from "../../contract/message.js";
 import type { OwnerDigest, RegistryCapableStore } from "../../contract/registry.js";
+import { ContentIds, NOTE_PREFIX } from "../../eve/ids.js";
 import type { CheckedFact } from "../../facts/check.js";
 import { learnedFactIds } from "../../facts/consolidate.js";
 import { learnFacts } from "../../facts/learn.js";
@@ -21,6 +25,7 @@ import type { ExtractInput } from "../../facts/types.js";
 import { serializeMessage } from "../../message/json.js";
 import { sha256Base64url, sha256Hex, utf8Encode } from "../../runtime/bytes.js";
 import { Session } from "../../session/session.js";
+import { offloadMessage } from "../../store/media/offload.js";
 import { msg } from "../contract/harness.js";
 import type { Suite } from "../runner.js";
 import { ALICE_SECRET, randomKeyring, seedAlice, writesOf } from "./keyless-writes.js";
@@ -38,8 +43,13 @@ export interface DigestStorage extends ScannedStorage {
 interface Written {
   /** Every unkeyed digest (cut to {@link PREFIX}) of the owner's contents, in each form, by what it is of. */
   digests: Map<string, string>;
-  /** The unkeyed forms the code stores for an owner in clear (cut to {@link PREFIX}), by what each is. */
+  /** The unkeyed ids the doors derive for an owner in clear (cut to {@link PREFIX}), by what each is. */
   clear: Map<string, string>;
+  /**
+   * The unkeyed hashes a backend keeps for an owner in clear where it keeps one (cut to {@link PREFIX}): each
+   * message's content hash, each offloaded payload's name.
+   */
+  hashes: Map<string, string>;
   /** The owner's ids as stored, by what each is. */
   ids: Map<string, string>;
 }
@@ -61,19 +71,44 @@ function unkeyed(input: string): string[] {
 
 /** Records the unkeyed digests of a message as stored: its JSON (the content hash) and its texts (vectors). */
 function addMessage(written: Written, message: SessionMessage): void {
-  // A message reads back as it was stored: its JSON again is what a content hash in clear is of.
+  // A message reads back as it was written: its JSON again, with its media offloaded where a store in clear offloads
+  // it, is what a content hash in clear is of.
   const json = serializeMessage(message);
-  written.clear.set(sha256Base64url(json).slice(0, PREFIX), `the content hash of message ${message.id}`);
+  const offloaded = offloadMessage(message, json).content;
+  written.hashes.set(
+    sha256Base64url(offloaded).slice(0, PREFIX),
+    `the content hash of message ${message.id}`,
+  );
   const texts = message.parts.flatMap((part) =>
     part.type === "text" ? [(part as { text: string }).text] : [],
   );
   const inputs: [string, string][] = [
     [json, "the content hash"],
+    [offloaded, "the content hash"],
     ...texts.map((text): [string, string] => [text, "a text hash"]),
   ];
   if (texts.length > 1) inputs.push([texts.join("\n"), "a text hash"]);
   for (const [input, what] of inputs)
     for (const digest of unkeyed(input)) written.digests.set(digest, `${what} of message ${message.id}`);
+}
+
+/**
+ * Appends an image over the size media is offloaded from: an owner in clear gets it offloaded under the SHA-256 of
+ * its bytes (where the store offloads); an encrypted owner's stays inline, sealed, so no payload names its digest.
+ */
+async function addImage(written: Written, store: RegistryCapableStore, id: string, keyed: boolean) {
+  const bytes = utf8Encode(`${keyed} `.repeat(120));
+  const url = `data:image/png;base64,${btoa(String.fromCharCode(...bytes))}`;
+  const image = { id: "image", role: "user", parts: [{ type: "file", mediaType: "image/png", url }] };
+  await store.session(id).appendMessage(image as unknown as SessionMessage);
+  for (const { hash } of offloadMessage(image, serializeMessage(image as SessionMessage)).attachments) {
+    written.digests.set(hash.slice(0, PREFIX), "an image's payload name");
+    if (!hasAttachmentStore(store)) continue;
+    const stored = await store.attachments.get(hash);
+    if (keyed)
+      assert.equal(stored, null, "an encrypted owner's image is not offloaded (it stays sealed inline)");
+    else written.hashes.set(hash.slice(0, PREFIX), "an image's payload name");
+  }
 }
 
 /** Reads `ids` of `sessionId` back and records their digests (a message not stored is left out). */
@@ -90,12 +125,13 @@ async function addStored(
 }
 
 /**
- * Writes `owner`'s session `<owner>-ids`: a message appended, one updated, a fact learned from the first (where the
- * store keeps facts) and an edit of it through the AI SDK door. Answers what the unkeyed forms of each would be and
- * the ids stored, checking on the way that each id is what the owner's digests derive (unkeyed without any).
+ * Writes `owner`'s session `<owner>-ids`: a message appended, one updated, an image, a fact learned from the first
+ * (where the store keeps facts) and an edit of it through the AI SDK door. Answers what the unkeyed forms of each
+ * would be and the ids stored, checking on the way that each id is what the owner's digests derive (unkeyed without
+ * any).
  */
 async function writeOwner(store: RegistryCapableStore, owner: string, text: string): Promise<Written> {
-  const written: Written = { digests: new Map(), clear: new Map(), ids: new Map() };
+  const written: Written = { digests: new Map(), clear: new Map(), hashes: new Map(), ids: new Map() };
   const digests: OwnerDigest[] = (await store.registry.ownerDigests?.(owner)) ?? [];
   const { id } = await store.registry.create({ id: `${owner}-ids`, name: "ids", owner });
   const provider = store.session(id);
@@ -103,6 +139,7 @@ async function writeOwner(store: RegistryCapableStore, owner: string, text: stri
   await provider.appendMessage(msg(SAID, said));
   await provider.appendMessage(msg("reply", `noted ${text}`, "assistant"));
   await provider.updateMessage(msg("reply", `noted again ${text}`, "assistant"));
+  await addImage(written, store, id, digests.length > 0);
   if (hasFactStore(store)) {
     const report = await learnFacts(store, { extractor: extract, sessionIds: [id] });
     assert.equal(report.added, 1, `${owner}'s fact is learned: ${JSON.stringify(report)}`);
@@ -131,24 +168,23 @@ async function writeOwner(store: RegistryCapableStore, owner: string, text: stri
   const plainEdit = editedId(edit).slice(`${SAID}~`.length).slice(0, PREFIX);
   written.digests.set(plainEdit, "an edited message's id");
   written.clear.set(plainEdit, "an edited message's id");
-  await addStored(written, store, id, [SAID, "reply", editId]);
+  await addStored(written, store, id, [SAID, "reply", "image", editId]);
   return written;
 }
 
-/** The registry's digests of a keyed owner are keyed: none is a SHA-256 of the text, with or without a domain. */
+/**
+ * The registry's digests (what the eve door names notes and captured messages with): alice's are keyed, so her ids
+ * are not the unkeyed forms bob's are (`eve-note-` and the first 32 hex digits of a SHA-256).
+ */
 async function assertKeyedDigests(store: RegistryCapableStore): Promise<void> {
-  const { ownerDigests } = store.registry;
-  if (!ownerDigests) return;
-  assert.deepEqual(
-    await ownerDigests.call(store.registry, "bob"),
-    [],
-    "an owner in clear has no keyed digest",
-  );
-  const [digest] = await ownerDigests.call(store.registry, "alice");
-  assert.ok(digest, "an owner with a key has a keyed digest");
+  assert.ok(store.registry.ownerDigests, "a store with encryption at rest answers owners' keyed digests");
+  assert.deepEqual(await store.registry.ownerDigests("bob"), [], "an owner in clear has no keyed digest");
+  const [alice, bob] = [await ContentIds.of(store, "alice"), await ContentIds.of(store, "bob")];
   const text = `I keep ${ALICE_SECRET}`;
-  for (const domain of ["", "id\u0000", "note\u0000", "message\u0000"])
-    assert.notEqual(digest(text).slice(0, PREFIX), sha256Hex(utf8Encode(domain + text)).slice(0, PREFIX));
+  const unkeyedNote = `${NOTE_PREFIX}${sha256Hex(utf8Encode(`note\u0000${text}`)).slice(0, 32)}`;
+  assert.equal(bob.note(text), unkeyedNote, "an owner in clear keeps the unkeyed note id");
+  assert.ok(alice.keyed && alice.note(text) !== unkeyedNote, "alice's note id is keyed");
+  assert.notEqual(alice.captured("e1", text, 0), bob.captured("e1", text, 0), "alice's message id is keyed");
 }
 
 /** Registers the scan for unkeyed digests of an encrypted owner's content. */
@@ -184,11 +220,18 @@ export function registerKeyedIds(suite: Suite, create: () => Promise<DigestStora
         assert.deepEqual(found, [], "unkeyed digests of alice's content in the storage");
         for (const [what, id] of alice.ids)
           assert.ok((await instance.traces(id)) > 0, `the scan finds alice's ${what}, ${id}`);
-        // Bob is in clear: his ids and content hashes are the unkeyed forms, which the scan finds.
-        const missing: string[] = [];
-        for (const [digest, what] of bob.clear)
-          if ((await instance.traces(digest)) === 0) missing.push(`${what}: ${digest}`);
-        assert.deepEqual(missing, [], "bob's unkeyed ids and content hash, not found in the storage");
+        // Bob is in clear: his ids are the unkeyed forms, which the scan finds; so are his content hashes and his
+        // payload's name, all or none (a backend may keep no hash).
+        const missing = async (of: Map<string, string>) => {
+          const left: string[] = [];
+          for (const [digest, what] of of)
+            if ((await instance.traces(digest)) === 0) left.push(`${what}: ${digest}`);
+          return left;
+        };
+        assert.deepEqual(await missing(bob.clear), [], "bob's unkeyed ids, not found in the storage");
+        const hashes = await missing(bob.hashes);
+        if (hashes.length < bob.hashes.size)
+          assert.deepEqual(hashes, [], "bob's hashes, some not in the storage");
       } finally {
         await instance.close();
       }
