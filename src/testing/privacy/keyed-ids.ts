@@ -6,8 +6,8 @@
  * form the code derives one (SHA-256 as hex or base64url, whole or cut, with or without the `fact_` or `<id>~`
  * prefix): not as a message's content hash, a learned fact's id, an edited message's id, a vector's text hash or a
  * payload's name. Bob's ids are the unkeyed forms they always were, and the scan finds them (his content hashes too,
- * where the backend keeps them), so the check is not vacuous. The eve door's ids, derived from the same digests
- * (`registry.ownerDigests`), are keyed for alice and unkeyed for bob.
+ * where the backend keeps them), so the check is not vacuous. The digests the eve door derives its ids from
+ * (`registry.ownerDigests`) are keyed for alice, none for bob.
  */
 import assert from "node:assert/strict";
 import { persistChatTurn } from "../../ai-sdk/chat-turn.js";
@@ -16,7 +16,6 @@ import { hasAttachmentStore } from "../../contract/attachments.js";
 import { hasFactStore } from "../../contract/facts.js";
 import type { SessionMessage } from "../../contract/message.js";
 import type { OwnerDigest, RegistryCapableStore } from "../../contract/registry.js";
-import { ContentIds, NOTE_PREFIX } from "../../eve/ids.js";
 import type { CheckedFact } from "../../facts/check.js";
 import { learnedFactIds } from "../../facts/consolidate.js";
 import { learnFacts } from "../../facts/learn.js";
@@ -173,18 +172,25 @@ async function writeOwner(store: RegistryCapableStore, owner: string, text: stri
 }
 
 /**
- * The registry's digests (what the eve door names notes and captured messages with): alice's are keyed, so her ids
- * are not the unkeyed forms bob's are (`eve-note-` and the first 32 hex digits of a SHA-256).
+ * The registry's digests, which the eve door names notes (`note\0<text>`) and captured messages (`message\0…`) with
+ * (eve/ids.ts): alice's are keyed, none a SHA-256 of its input (with or without their own `id\0` domain); bob has
+ * none, so his ids stay the SHA-256 they were.
  */
 async function assertKeyedDigests(store: RegistryCapableStore): Promise<void> {
   assert.ok(store.registry.ownerDigests, "a store with encryption at rest answers owners' keyed digests");
   assert.deepEqual(await store.registry.ownerDigests("bob"), [], "an owner in clear has no keyed digest");
-  const [alice, bob] = [await ContentIds.of(store, "alice"), await ContentIds.of(store, "bob")];
-  const text = `I keep ${ALICE_SECRET}`;
-  const unkeyedNote = `${NOTE_PREFIX}${sha256Hex(utf8Encode(`note\u0000${text}`)).slice(0, 32)}`;
-  assert.equal(bob.note(text), unkeyedNote, "an owner in clear keeps the unkeyed note id");
-  assert.ok(alice.keyed && alice.note(text) !== unkeyedNote, "alice's note id is keyed");
-  assert.notEqual(alice.captured("e1", text, 0), bob.captured("e1", text, 0), "alice's message id is keyed");
+  const [digest] = await store.registry.ownerDigests("alice");
+  assert.ok(digest, "an owner with a key has a keyed digest");
+  for (const input of [
+    `note\u0000I keep ${ALICE_SECRET}`,
+    `message\u0000e1\u0000["user","${ALICE_SECRET}"]\u00000`,
+  ]) {
+    const plain = [sha256Hex(utf8Encode(input)), sha256Hex(utf8Encode(`id\u0000${input}`))];
+    assert.ok(
+      !plain.includes(digest(input)),
+      `alice's digest of ${JSON.stringify(input)} is an unkeyed SHA-256`,
+    );
+  }
 }
 
 /** Registers the scan for unkeyed digests of an encrypted owner's content. */
