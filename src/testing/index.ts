@@ -7,7 +7,8 @@
  * - {@link runPrivacyContract}: a store that writes to disk: every erasure path, then `purge()`, leaves no trace
  *   of the erased session that the target finds in its storage (file bytes, pages, statistics).
  * - {@link runKeylessContract}: a store with encryption at rest: one opened without an encrypted owner's key
- *   refuses every write of the owner's content (`DECRYPT_FAILED`) and writes nothing of it in clear.
+ *   refuses every write of the owner's content (`DECRYPT_FAILED`) and writes nothing of it in clear; with the key,
+ *   no id or hash in the storage is an unkeyed digest of the owner's content (keyed-ids.ts).
  *
  * All take the test runner's `{ describe, it }` first (node:test, vitest, jest, mocha), so the suite runs in
  * yours; they assert with `node:assert/strict`. A capability your backend lacks skips its tests with the reason.

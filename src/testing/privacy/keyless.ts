@@ -3,8 +3,9 @@
  * a keyring without it, a wrong key), over storage where another store sealed that owner's content, refuses every
  * write of the owner's content and every search kept to the owner with `DECRYPT_FAILED`, writes nothing of it in
  * clear, and leaves the keyed store reading the owner's rows as they were; and a store that found a session in
- * clear refuses its next append once another store gave the owner a key. The target opens several stores over one
- * storage, as several processes would.
+ * clear refuses its next append once another store gave the owner a key; and the owner's ids and hashes written with
+ * her key are keyed, never an unkeyed digest of her content (keyed-ids.ts). The target opens several stores over
+ * one storage, as several processes would.
  */
 import assert from "node:assert/strict";
 import type { RegistryCapableStore } from "../../contract/registry.js";
@@ -13,6 +14,7 @@ import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 import { msg } from "../contract/harness.js";
 import { suiteOf, type TestApi } from "../runner.js";
 import { type KeyRace, registerKeyRace } from "./key-race.js";
+import { registerKeyedIds } from "./keyed-ids.js";
 import {
   ALICE_SECRET,
   assertRefused,
@@ -125,6 +127,7 @@ export function runKeylessContract(api: TestApi, target: KeylessTarget): void {
       }
     });
     registerKeyRace(suite, () => target.create());
+    registerKeyedIds(suite, () => target.create());
     if (target.declaration) registerSealedTables(suite, target.declaration, () => target.create());
   });
 }
