@@ -4,8 +4,9 @@
  * `@mastra/pg`. Each keeps one thread in a place of its own (a file, a schema of the bench's database). Measured:
  * saving MASTRA_BENCH_MESSAGES messages (~330 bytes of text each) two at a time, as an agent turn saves them (the
  * saves interleaved across the storages, so load hits all alike); listing the last 40 (the `lastMessages` read of
- * every turn) MASTRA_BENCH_READS times; the bytes on disk per message (the whole file, or every relation of the
- * schema, after the messages and once the storages are closed, minus before them). No semantic recall row: Mastra's needs an embedder and a vector
+ * every turn) MASTRA_BENCH_READS times; the bytes on disk per message (the whole file with its WAL checkpointed,
+ * measured by a process of its own (bench/sqlite-pages.ts), or every relation of the schema, after the messages and
+ * once the storages are closed, minus before them). No semantic recall row: Mastra's needs an embedder and a vector
  * store, and ours searches without one (docs/MASTRA.md).
  * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres).
  * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
@@ -23,8 +24,8 @@ import { mastraStorage } from "../src/mastra/index.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { makeText, rng } from "./data.js";
-import { sqliteSize } from "./langgraph-targets.js";
 import { BENCH_PG_URL } from "./pg-url.js";
+import { sqlitePages } from "./sqlite-pages.js";
 import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 
 const MESSAGES = Number(process.env.MASTRA_BENCH_MESSAGES ?? 1000);
@@ -51,14 +52,14 @@ async function sqliteTargets(dir: string): Promise<Target[]> {
       name: "agent-session",
       engine: "SQLite",
       storage: mastraStorage(store),
-      size: async () => sqliteSize(ours),
+      size: async () => sqlitePages(ours).bytes,
       close: () => store.close(),
     },
     {
       name: "@mastra/libsql",
       engine: "SQLite",
       storage: libsql,
-      size: async () => sqliteSize(theirs),
+      size: async () => sqlitePages(theirs).bytes,
       close: () => libsql.close(),
     },
   ];
