@@ -1,6 +1,6 @@
 /**
  * Where a Mastra message's bytes go on SQLite (docs/PERFORMANCE.md, "Mastra memory storages"): the messages of
- * bench/mastra.ts (one thread, ~330 bytes of text each, saved two at a time) saved through our storage and through
+ * bench/mastra.ts (one thread, ~290 bytes of text each, saved two at a time) saved through our storage and through
  * `@mastra/libsql`, each on a file of its own; then every table and index of each file with its bytes on disk
  * (`dbstat`, the WAL checkpointed into the file once the storage is closed, read by a process of its own:
  * bench/sqlite-pages.ts), minus its bytes with no message saved,
@@ -12,13 +12,13 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MastraDBMessage } from "@mastra/core/memory";
 import type { MastraCompositeStore, MemoryStorage } from "@mastra/core/storage";
 import { LibSQLStore } from "@mastra/libsql";
 import { mastraStorage } from "../src/mastra/index.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { makeText, rng } from "./data.js";
+import { rng } from "./data.js";
+import { benchTurn, saveBenchThread } from "./mastra-data.js";
 import { sqlitePages } from "./sqlite-pages.js";
 import { fmtNum, mdTable } from "./stats.js";
 
@@ -31,29 +31,10 @@ async function fill(storage: MastraCompositeStore, file: string, count: number, 
   await storage.init();
   const memory = (await storage.getStore("memory")) as MemoryStorage;
   const threadId = randomUUID();
-  await memory.saveThread({
-    thread: {
-      id: threadId,
-      resourceId: "bench-user",
-      title: "bench",
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    },
-  });
+  await saveBenchThread(memory, threadId);
   const next = rng(7);
-  const t0 = Date.parse("2025-01-01T00:00:00Z");
   for (let i = 0; i < count; i += 2) {
-    const turn = [i, i + 1].map((n) => {
-      const text = makeText(next, 50);
-      return {
-        id: randomUUID(),
-        threadId,
-        resourceId: "bench-user",
-        role: n % 2 === 0 ? "user" : "assistant",
-        createdAt: new Date(t0 + n * 1000),
-        content: { format: 2, parts: [{ type: "text", text }], content: text },
-      } as MastraDBMessage;
-    });
+    const turn = benchTurn(next, threadId, i);
     await memory.saveMessages({ messages: turn });
   }
   await close();
