@@ -2,10 +2,11 @@
  * Mastra's memory storages side by side, in one run (docs/PERFORMANCE.md, "Mastra memory storages"): our
  * `AgentSessionMemoryStorage` on a SQLite file and on Postgres, beside Mastra's `@mastra/libsql` (a SQLite file) and
  * `@mastra/pg`. Each keeps one thread in a place of its own (a file, a schema of the bench's database). Measured:
- * saving MASTRA_BENCH_MESSAGES messages (~330 bytes of text each) two at a time, as an agent turn saves them (the
+ * saving MASTRA_BENCH_MESSAGES messages (~290 bytes of text each) two at a time, as an agent turn saves them (the
  * saves interleaved across the storages, so load hits all alike); listing the last 40 (the `lastMessages` read of
- * every turn) MASTRA_BENCH_READS times; the bytes on disk per message (the whole file, or every relation of the
- * schema, after the messages and once the storages are closed, minus before them). No semantic recall row: Mastra's needs an embedder and a vector
+ * every turn) MASTRA_BENCH_READS times; the bytes on disk per message (the whole file with its WAL checkpointed,
+ * measured by a process of its own (bench/sqlite-pages.ts), or every relation of the schema, after the messages and
+ * once the storages are closed, minus before them). No semantic recall row: Mastra's needs an embedder and a vector
  * store, and ours searches without one (docs/MASTRA.md).
  * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres).
  * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
@@ -14,7 +15,6 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MastraDBMessage } from "@mastra/core/memory";
 import type { MastraCompositeStore, MemoryStorage } from "@mastra/core/storage";
 import { LibSQLStore } from "@mastra/libsql";
 import { PostgresStore as MastraPostgresStore } from "@mastra/pg";
@@ -22,9 +22,10 @@ import pg from "pg";
 import { mastraStorage } from "../src/mastra/index.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
-import { makeText, rng } from "./data.js";
-import { sqliteSize } from "./langgraph-targets.js";
+import { rng } from "./data.js";
+import { benchTurn, saveBenchThread } from "./mastra-data.js";
 import { BENCH_PG_URL } from "./pg-url.js";
+import { sqlitePages } from "./sqlite-pages.js";
 import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 
 const MESSAGES = Number(process.env.MASTRA_BENCH_MESSAGES ?? 1000);
@@ -51,14 +52,14 @@ async function sqliteTargets(dir: string): Promise<Target[]> {
       name: "agent-session",
       engine: "SQLite",
       storage: mastraStorage(store),
-      size: async () => sqliteSize(ours),
+      size: async () => sqlitePages(ours).bytes,
       close: () => store.close(),
     },
     {
       name: "@mastra/libsql",
       engine: "SQLite",
       storage: libsql,
-      size: async () => sqliteSize(theirs),
+      size: async () => sqlitePages(theirs).bytes,
       close: () => libsql.close(),
     },
   ];
@@ -127,34 +128,15 @@ async function main(): Promise<void> {
   for (const target of targets) {
     await target.storage.init();
     const memory = (await target.storage.getStore("memory")) as MemoryStorage;
-    await memory.saveThread({
-      thread: {
-        id: threadId,
-        resourceId: "bench-user",
-        title: "bench",
-        createdAt: new Date(),
-        updatedAt: new Date(),
-      },
-    });
+    await saveBenchThread(memory, threadId);
     memories.push(memory);
     empty.push(await target.size());
   }
   const next = rng(7);
-  const t0 = Date.parse("2025-01-01T00:00:00Z");
   const saves = targets.map(() => [] as number[]);
   progress(`saving ${MESSAGES} messages on ${targets.length} storages`);
   for (let i = 0; i < MESSAGES; i += 2) {
-    const turn: MastraDBMessage[] = [i, i + 1].map((n) => {
-      const text = makeText(next, 50);
-      return {
-        id: randomUUID(),
-        threadId,
-        resourceId: "bench-user",
-        role: n % 2 === 0 ? "user" : "assistant",
-        createdAt: new Date(t0 + n * 1000),
-        content: { format: 2, parts: [{ type: "text", text }], content: text },
-      } as MastraDBMessage;
-    });
+    const turn = benchTurn(next, threadId, i);
     for (let k = 0; k < targets.length; k++) {
       const j = (k + i / 2) % targets.length; // a rotating order
       const start = nowUs();

@@ -1,8 +1,8 @@
 /**
  * A Mastra message (`MastraDBMessage`) as a session message and back (docs/MASTRA.md, "What maps to what"): the id,
  * role and time are the session message's own, the content's parts its parts (so its text is what search and facts
- * read), and the rest of the content, the message's `type` and its resource under `metadata.mastra`. Nothing is
- * stored twice.
+ * read), and the rest of the content and the message's `type` under `metadata.mastra` (the word "text" for a message
+ * that is its text and nothing else). Nothing is stored twice.
  */
 import type { MastraDBMessage } from "@mastra/core/memory";
 import type { SessionMessage, SessionMessagePart } from "../contract/message.js";
@@ -50,9 +50,20 @@ export function sessionMessageOf(message: MastraDBMessage): SessionMessage {
     role: message.role,
     parts: kept,
     createdAt: createdAtOf(message.createdAt),
-    metadata: { mastra: extra },
+    metadata: { mastra: isPlainText(extra) ? PLAIN_TEXT : extra },
   };
 }
+
+// What `metadata.mastra` holds for the most common message, a v2 message whose content is its text (a part, repeated
+// as `content.content`) and nothing else: one word instead of `{"content":{"textOnly":true}}` (23 bytes less a row).
+const PLAIN_TEXT = "text";
+
+const isPlainText = (extra: MastraExtra) =>
+  extra.type === undefined &&
+  Object.entries(extra.content).every(
+    ([key, value]) => value === undefined || (key === "textOnly" && value === true),
+  ) &&
+  extra.content.textOnly === true;
 
 /** The time a message is stored with: its own (a Date or an ISO string), else now. */
 export function createdAtOf(value: unknown): Date {
@@ -66,8 +77,9 @@ export function mastraMessageOf(
   threadId: string,
   owner: string | undefined,
 ): MastraDBMessage {
+  const stored = isObject(message.metadata) ? message.metadata.mastra : undefined;
   const extra = (
-    isObject(message.metadata) && isObject(message.metadata.mastra) ? message.metadata.mastra : {}
+    stored === PLAIN_TEXT ? { content: { textOnly: true } } : isObject(stored) ? stored : {}
   ) as Partial<MastraExtra>;
   const { textOnly, ...rest } = isObject(extra.content) ? extra.content : ({} as Loose);
   const parts = message.parts as unknown[];

@@ -66,7 +66,7 @@ export type SealKey = Uint8Array | null | undefined;
 /** A message's content column and content hash, and whether it is sealed (and under which key). */
 export interface StoredForm {
   content: string;
-  /** Null for a sealed row written without its keyed hash (an append: see {@link storedForm}). */
+  /** Null for a row written without its hash (an append: see {@link storedForm}). */
   hash: string | null;
   sealed: boolean;
   /** The key that sealed it (its blind tokens index the row), when sealed. */
@@ -76,8 +76,9 @@ export interface StoredForm {
 /**
  * A message's content column and content hash: sealed under the session owner's key, or the JSON as it is. `key`:
  * the write's key when its caller checked it in this transaction already (one check per write). `hashed` false
- * leaves a sealed row's keyed hash out (null): an append's row is new, so no write compares with it until the
- * first update, which opens the row instead (writes.ts); the HMAC was a sixth of a sealed append.
+ * leaves the hash out (null): an append's row is new, so no write compares with it until the first update, which
+ * reads the row instead (writes.ts, {@link storesSame}); the HMAC was a sixth of a sealed append, and a SHA-256 in
+ * clear 43 of a Mastra message's ~1,100 bytes on disk (docs/PERFORMANCE.md).
  */
 export function storedForm(
   driver: SqlDriver,
@@ -88,7 +89,7 @@ export function storedForm(
   hashed = true,
 ): StoredForm {
   const sealing = key === undefined ? (driver.keys?.keyFor(sessionId) ?? null) : key;
-  if (sealing === null) return { content: json, hash: contentHash(json), sealed: false };
+  if (sealing === null) return { content: json, hash: hashed ? contentHash(json) : null, sealed: false };
   return {
     content: encode("message", sealing, { sessionId, id: messageId }, json),
     hash: hashed ? sealedHash(sealing, json) : null,
@@ -99,8 +100,9 @@ export function storedForm(
 
 /**
  * True when the stored row `seq` of `sessionId` holds what `form` (the same message's new form) would write: by the
- * content hash, or for a sealed row appended without one (null) by opening it when it is sealed under the key
- * `form` seals with (a row under another key, or in clear, is written again and so moves to that key).
+ * content hash, or for a row appended without one (null) by reading it: in clear, its text is compared; sealed, it
+ * is opened when it is sealed under the key `form` seals with (a row under another key, or in clear while `form`
+ * is sealed, or sealed while `form` is clear, is written again and so moves to that key or to clear).
  */
 export function storesSame(
   driver: SqlDriver,
@@ -110,12 +112,13 @@ export function storesSame(
   json: string,
   form: StoredForm,
 ): boolean {
-  if (row.content_hash !== null || !form.key) return row.content_hash === form.hash;
+  if (row.content_hash !== null) return row.content_hash === form.hash;
   const selected = driver.get<{ content: unknown }>(
     `SELECT ${contentSql()} AS content FROM agent_messages WHERE seq = ?`,
     [row.seq],
   )?.content;
   const stored = storedText(driver, selected);
+  if (!form.key) return !isSealed(stored) && stored === form.content;
   if (!stored.startsWith(sealedStart(keyId(form.key)))) return false;
   return decodeWith("message", form.key, { sessionId, id: messageId }, stored) === json;
 }

@@ -50,7 +50,7 @@ export function insertMessage(
   const linkPayloads = planImportLinks(driver, num, message.id, message.content, attachments);
   const facts = messageFacts(message);
   const jump = parent ? jumpFor(driver, parent) : null;
-  const form = storedForm(driver, sessionId, message.id, message.content);
+  const form = storedForm(driver, sessionId, message.id, message.content, undefined, false);
   const stored = storedContent(driver, form.content);
   const row = driver.get<{ seq: number }>(
     `INSERT INTO agent_messages (session_num, id, parent_seq, role, content, created_at, depth, jump_seq, jump_depth,
