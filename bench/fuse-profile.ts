@@ -2,11 +2,13 @@
  * Fused search against text-only on SQLite, LoCoMo with the recorded facts (issue #78's bar: fused p50 ≤ 2× text):
  * every question asked of a store without facts (text), of the store with facts with `facts: false`, and fused,
  * interleaved question by question so a loaded machine slows all alike; wall and CPU p50 of each, and each row's
- * recall figures (recall-metrics.ts: R@k, recall-all@10, MRR). FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY:
+ * recall figures (recall-metrics.ts: R@k, recall-all@10, MRR), and the load average at the start and end.
+ * FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY:
  * the variants' indexes to run (e.g. `2` for a profile of the fused search alone). Run `node --import tsx bench/fuse-profile.ts` (add --cpu-prof for a profile);
  * the seeded stores are kept under .bench-data/tmp/.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SearchItem, StoreSearchOptions } from "../src/contract/search.js";
@@ -75,6 +77,11 @@ const variants = (
     ["pooled owner", pooled],
   ] as [string, Ask][]
 ).filter((_, i) => only === undefined || only.includes(String(i)));
+const loadAt = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ");
+const loadStart = loadAt();
 const wall = variants.map(() => [] as number[]);
 const cpu = variants.map(() => [] as number[]);
 const tallies = variants.map(() => newTally());
@@ -104,4 +111,6 @@ for (const [v, [label]] of variants.entries()) {
     `${label.padEnd(28)} ${TALLY_HEADER.join("/")} ${tallyCells(tallies[v]!).join(" / ")}  wall p50 ${w.p50.toFixed(0)} µs (${(w.p50 / base).toFixed(2)}×)  cpu p50 ${c.p50.toFixed(0)} µs (${(c.p50 / baseCpu).toFixed(2)}×)`,
   );
 }
+// The ratios hold for one machine state only: a loaded machine slows every variant, not all alike.
+console.log(`load average (1 / 5 / 15 min) at the start: ${loadStart}; at the end: ${loadAt()}`);
 await Promise.all([text.close(), facts.close(), owned.close()]);

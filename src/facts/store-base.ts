@@ -183,6 +183,23 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
   }
 
   async search(scope: FactScope, query: string, options?: FactQuery): Promise<FactHit[]> {
+    return this.searchWithin(scope, query, options);
+  }
+
+  /**
+   * @internal search() as recall takes it (search/facts.ts relevantFacts): only the facts matching at least the
+   * best one's count of the query's terms less `slack`, ranks renumbered; the rows of the others are never read.
+   */
+  searchRelevant(scope: FactScope, query: string, options: FactQuery, slack: number): Promise<FactHit[]> {
+    return this.searchWithin(scope, query, options, slack);
+  }
+
+  private async searchWithin(
+    scope: FactScope,
+    query: string,
+    options: FactQuery | undefined,
+    slack?: number,
+  ): Promise<FactHit[]> {
     const key = parseScope(scope);
     const filter = parseFactQuery(options);
     // Parsed (and so bounded) first: a query over the limits is refused even with limit 0.
@@ -202,12 +219,14 @@ export abstract class StoreFacts extends StoreLearnMarks implements FactStore {
         top: filter.limit,
       },
     );
+    const best = ranked.reduce((most, r) => Math.max(most, r.matched), 0);
+    const kept = slack === undefined ? ranked : ranked.filter((r) => r.matched >= best - slack);
     const facts = await this.readSeqs(
       key,
-      ranked.map((r) => r.seq),
+      kept.map((r) => r.seq),
     );
     const hits: FactHit[] = [];
-    for (const { seq, score, matched } of ranked) {
+    for (const { seq, score, matched } of kept) {
       const fact = facts.get(seq);
       if (fact) hits.push({ fact, score, rank: hits.length + 1, matched });
     }

@@ -1,12 +1,12 @@
 /**
  * The fact channel's fusion with the turn ranking (docs/FACTS.md#recall, the reading in search/facts.ts): the facts'
  * sources in scope as seqs, the fused order (a turn scores 1 / (k + its rank) plus FACT_WEIGHT / (k + rank) of the
- * best-ranked fact naming it; a strong fact lifts a turn that matches a word more, inside the word counts), and the
- * facts merged into a page as hits of their own.
+ * best-ranked fact naming it, halved for a fact matching fewer terms than the best fact; a strong fact lifts a turn
+ * that matches a word more, inside the word counts), and the facts merged into a page as hits of their own.
  */
 import type { FactHit, FactSource } from "../contract/facts.js";
 import type { FactSearchHit } from "../contract/search.js";
-import { FACT_RRF_K } from "./fact-weights.js";
+import { FACT_RRF_K, factTierFactor } from "./fact-weights.js";
 
 /** The fact list's weight against the turn list's 1: a fact is evidence about a turn, not the turn itself. */
 export const FACT_WEIGHT = 0.5;
@@ -57,6 +57,19 @@ export function factShare(i: number, weight = FACT_WEIGHT): number {
 }
 
 /**
+ * The most query terms a fact that takes part (one with a source in scope) matches; undefined when no such fact's
+ * count is known (every fact then keeps its whole weight).
+ */
+export function bestFactMatched(lifts: FactLifts): number | undefined {
+  let best: number | undefined;
+  for (const [k, seqs] of lifts.seqs.entries()) {
+    const matched = lifts.hits[k]?.matched;
+    if (seqs.length > 0 && matched !== undefined && (best === undefined || matched > best)) best = matched;
+  }
+  return best;
+}
+
+/**
  * Whether a fact is strong: it matches at least as many of the query's terms as the best turn does by itself
  * (`turnMatched`). A count unknown on either side (a fact only the vectors found, a store that does not count) is
  * not: such a fact never outweighs the words the turns match.
@@ -67,7 +80,8 @@ export function isStrongFact(matched: number | undefined, turnMatched: number | 
 
 /**
  * The turn order (best first) fused with the facts' lifts: each seq's score is 1 / (k + rank) in `order`, plus the
- * share of the best fact in scope that names it. A turn that matches a word of the query by itself
+ * share of the best fact in scope that names it (halved for a fact matching fewer terms than the best fact,
+ * factTierFactor). A turn that matches a word of the query by itself
  * (`matchedAt(rank)`, the terms the turn at that place matches; > 0) takes a strong fact's share (STRONG_FACT_WEIGHT)
  * where that scores more, but never more than any turn before it in `order` that matches more terms: it may pass
  * turns that match as much or less, not those. A turn only a fact names takes the FACT_WEIGHT share alone, so it
@@ -81,14 +95,17 @@ export function fuseFacts(
 ): { seqs: number[]; scores: FusedScores } {
   const lift = new Map<number, number>();
   const strong = new Map<number, number>();
+  const best = bestFactMatched(lifts);
   let i = 0;
   for (const [k, seqs] of lifts.seqs.entries()) {
     if (seqs.length === 0) continue;
     const place = i++;
-    const share = factShare(place);
+    const matched = lifts.hits[k]?.matched;
+    const factor = factTierFactor(matched, best);
+    const share = factShare(place, FACT_WEIGHT * factor);
     const strongShare =
-      matchedAt !== undefined && isStrongFact(lifts.hits[k]?.matched, lifts.turnMatched)
-        ? factShare(place, STRONG_FACT_WEIGHT)
+      matchedAt !== undefined && isStrongFact(matched, lifts.turnMatched)
+        ? factShare(place, STRONG_FACT_WEIGHT * factor)
         : undefined;
     // A turn takes its best fact's share, not the sum: ten facts of one long turn do not make it the answer.
     for (const seq of seqs) {

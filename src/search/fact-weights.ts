@@ -13,3 +13,19 @@ export const FACT_RRF_K = 5;
  * LoCoMo figure (docs/FACTS.md#recall).
  */
 export const FACT_CANDIDATES = 30;
+
+/**
+ * The part of its weight (fact-fusion.ts's FACT_WEIGHT, or STRONG_FACT_WEIGHT) a fact keeps when it matches fewer of
+ * the query's terms than the best fact in scope (the channel keeps those one term short, search/facts.ts). Such a
+ * fact is weaker evidence: among the first five facts on LoCoMo dev it names an answer turn for 4.5 % of them, a fact
+ * of the best count for 25 %; at its whole weight it moved turns the words rank well down the page.
+ */
+export const BELOW_BEST_FACT_FACTOR = 0.5;
+
+/**
+ * The part of its weight a fact keeps: all of it, or BELOW_BEST_FACT_FACTOR when it matches fewer terms than the
+ * best fact (`best`, fact-fusion.ts's bestFactMatched). A count unknown (a fact only the vectors found) keeps all.
+ */
+export function factTierFactor(matched: number | undefined, best: number | undefined): number {
+  return matched !== undefined && best !== undefined && matched < best ? BELOW_BEST_FACT_FACTOR : 1;
+}

@@ -85,7 +85,15 @@ export async function factsFor(
 ): Promise<FactHit[]> {
   if (scopes.length === 0) return [];
   const options = { limit: FACT_CANDIDATES, ...sources };
-  const lists = await Promise.all(scopes.map((scope) => store.facts.search(scope, query, options)));
+  // A built-in store reads only the facts the cut below keeps (relevantFacts): half the rows on LoCoMo.
+  const facts = store.facts as FactCapableStore["facts"] & Partial<RelevantSearch>;
+  const lists = await Promise.all(
+    scopes.map((scope) =>
+      typeof facts.searchRelevant === "function"
+        ? facts.searchRelevant(scope, query, options, RELEVANT_SLACK)
+        : facts.search(scope, query, options),
+    ),
+  );
   if (lists.length === 1) return lists[0]!;
   const seen = new Set<string>();
   return (
@@ -98,6 +106,14 @@ export async function factsFor(
       .map((hit, i) => ({ ...hit, rank: i + 1 }))
   );
 }
+
+/** The fact stores of this package (facts/store-base.ts): a search that reads only the facts recall keeps. */
+interface RelevantSearch {
+  searchRelevant(scope: FactScope, query: string, options: FactQuery, slack: number): Promise<FactHit[]>;
+}
+
+/** How many fewer of the query's terms than the best fact a fact that takes part may match (relevantFacts). */
+const RELEVANT_SLACK = 1;
 
 /** The query terms a fact matches, as its store says (a store that does not: every one). */
 function matchedOf(hit: FactHit): number {
@@ -113,7 +129,9 @@ function matchedOf(hit: FactHit): number {
 export function relevantFacts(hits: readonly FactHit[]): FactHit[] {
   let best = 0;
   for (const hit of hits) best = Math.max(best, matchedOf(hit));
-  return hits.filter((hit) => matchedOf(hit) >= best - 1).map((hit, i) => ({ ...hit, rank: i + 1 }));
+  return hits
+    .filter((hit) => matchedOf(hit) >= best - RELEVANT_SLACK)
+    .map((hit, i) => ({ ...hit, rank: i + 1 }));
 }
 
 /**

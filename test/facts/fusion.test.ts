@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Fact, FactHit } from "../../src/contract/facts.js";
 import { factShare, fuseFacts, isStrongFact, STRONG_FACT_WEIGHT } from "../../src/search/fact-fusion.js";
+import { BELOW_BEST_FACT_FACTOR, factTierFactor } from "../../src/search/fact-weights.js";
 import { FACT_RRF_K, FACT_VECTOR_WEIGHT, fuseFactLists, relevantFacts } from "../../src/search/facts.js";
 
 const fact = (id: string): Fact => ({
@@ -26,6 +27,7 @@ const hit = (id: string, matched: number | undefined, rank: number): FactHit =>
 // The definition: every seq scored, one sort. A seq takes its first fact's share (0.5 / (k + i)); a turn that matches
 // a term (`matched` by place) named by a strong fact (as many terms as the best turn) scores at most the turn's share
 // plus the first strong fact's 1 / (k + i), capped by every earlier turn that matches more, never below the former.
+// A fact matching fewer terms than the best fact taking part gives half of either share.
 function fusedByDefinition(
   order: number[],
   lifts: number[][],
@@ -37,14 +39,19 @@ function fusedByDefinition(
 ): number[] {
   const lift = new Map<number, number>();
   const strong = new Map<number, number>();
+  const counts = lifts.flatMap((seqs, k) =>
+    seqs.length > 0 && facts.matched[k] !== undefined ? [facts.matched[k]] : [],
+  );
+  const best = Math.max(...counts);
   let i = 0;
   for (const [k, seqs] of lifts.entries()) {
     if (seqs.length === 0) continue;
     const place = i++;
     const isStrong = facts.turnMatched > 0 && (facts.matched[k] ?? 0) >= facts.turnMatched;
+    const weight = (facts.matched[k] ?? best) < best ? 0.5 : 1;
     for (const seq of seqs) {
-      if (!lift.has(seq)) lift.set(seq, 0.5 / (FACT_RRF_K + place + 1));
-      if (isStrong && !strong.has(seq)) strong.set(seq, 1 / (FACT_RRF_K + place + 1));
+      if (!lift.has(seq)) lift.set(seq, (weight * 0.5) / (FACT_RRF_K + place + 1));
+      if (isStrong && !strong.has(seq)) strong.set(seq, weight / (FACT_RRF_K + place + 1));
     }
   }
   const all: { seq: number; place: number; score: number }[] = [];
@@ -137,6 +144,25 @@ describe("fact fusion", () => {
       fused(1),
     );
     assert.equal(factShare(0, STRONG_FACT_WEIGHT), 2 * factShare(0));
+  });
+
+  test("a fact matching fewer terms than the best fact lifts its turns by half its share", () => {
+    // Ten turns; fact a (3 terms) names turn 10, fact b (2 terms, below the best) names turn 5.
+    const order = Array.from({ length: 10 }, (_, i) => i + 1);
+    const lifts = [[10], [5]];
+    const fused = (matchedB: number | undefined) =>
+      fuseFacts(order, { hits: [hit("a", 3, 1), hit("b", matchedB, 2)], seqs: lifts }).seqs;
+    // b at its whole share (as many terms as a): 1 / (k + 5) + 0.5 / (k + 2) passes the first turn.
+    assert.deepEqual(fused(3).slice(0, 3), [5, 1, 10]);
+    // b one term short: half of it, 1 / (k + 5) + 0.25 / (k + 2) passes the third and fourth turns, not the first
+    // two (nor turn 10, lifted by a at its whole share).
+    assert.deepEqual(fused(2).slice(0, 5), [1, 10, 2, 5, 3]);
+    // A count unknown (a fact only the vectors found) keeps the whole share.
+    assert.deepEqual(fused(undefined).slice(0, 3), [5, 1, 10]);
+    assert.equal(factTierFactor(2, 3), BELOW_BEST_FACT_FACTOR);
+    assert.equal(factTierFactor(3, 3), 1);
+    assert.equal(factTierFactor(undefined, 3), 1);
+    assert.equal(factTierFactor(2, undefined), 1);
   });
 
   test("the facts' word and vector rankings fuse by reciprocal rank; one only the vectors find joins at its share", () => {

@@ -6,7 +6,13 @@
  * src/postgres/search/search.ts.
  */
 
-import type { SearchItem, SearchResult, StoreSearchOptions, WithFactHits } from "../../contract/search.js";
+import type {
+  SearchHit,
+  SearchItem,
+  SearchResult,
+  StoreSearchOptions,
+  WithFactHits,
+} from "../../contract/search.js";
 import { keepToActivePaths } from "../../search/active-paths.js";
 import { messageRecallTerms } from "../../search/date-terms.js";
 import { type FactLifts, withFactHits } from "../../search/fact-fusion.js";
@@ -14,7 +20,7 @@ import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
-import { pageOf, rankText, recallFindsNothing } from "../../search/pipeline.js";
+import { pageOf, rankText, recallFindsNothing, type ScopedRanking } from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
@@ -27,7 +33,7 @@ import { INDEX_FIRST, indexPendingIfWritable, matchPending } from "../../sql/sea
 import { type HitOptions, hitOptionsOf, pageMaySkip, readHits } from "../../sql/search/sqlite-page.js";
 import { readScopedState, type SearchState, scopedMatch } from "../../sql/search/sqlite-state.js";
 import { SEARCH_CANDIDATES } from "../../store/limits.js";
-import { SqliteRecallSource } from "./candidates.js";
+import { SqliteRecallSource, type TermReads } from "./candidates.js";
 
 // bm25 over the newest SEARCH_CANDIDATES matches only; the sid column (the session token) weighs nothing.
 const SCORED = "SELECT rowid AS seq, bm25(agent_messages_fts, 1.0, 0.0) AS score FROM agent_messages_fts";
@@ -58,6 +64,12 @@ const filtered = (where: string) => ({
   nested: nested(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
   flat: flat(SCORED_IN_SESSION, `${MATCH} AND ${where}`),
 });
+
+/** A search's text ranking and the source it was read from (undefined: nothing can match). */
+interface Ranked {
+  source: SqliteRecallSource;
+  ranking: ScopedRanking<SearchState, TermReads> | undefined;
+}
 
 /** Cross-session and per-session message search over one connection's FTS5 index. */
 export class SqliteMessageSearch {
@@ -94,36 +106,38 @@ export class SqliteMessageSearch {
     if (recallFindsNothing(terms, plan)) return [];
     const channel = this.vectors();
     const facts = await this.facts(query, plan);
-    const fused = takesVectors(channel, plan) || facts !== undefined;
+    const vectors = takesVectors(channel, plan);
+    const fused = vectors || facts !== undefined;
     const rank = (mayIndex: boolean) => {
       const source = new SqliteRecallSource(this.driver, this.families, mayIndex);
       const ranking = rankText(source, terms, plan, fused);
       return source.indexFirst ? INDEX_FIRST : { source, ranking };
     };
-    if (!fused) {
-      return this.onSnapshot((mayIndex) => {
+    // The page of a ranking, fused with the facts (their sources' rows read in the same snapshot) and the nearest.
+    const page = ({ source, ranking }: Ranked, near?: number[]) => {
+      if (ranking === undefined || (!fused && ranking.text.ranked.length === 0)) return [];
+      const sources =
+        facts &&
+        source.seqsOfNow(
+          facts.hits.flatMap(({ fact }) => fact.sources),
+          plan,
+        );
+      return rankedHits(pageOf(source, ranking, plan, near, facts, sources));
+    };
+    let hits: SearchHit[];
+    if (!vectors) {
+      // Ranking and page on one snapshot: nothing to await between them.
+      hits = this.onSnapshot((mayIndex) => {
         const answer = rank(mayIndex);
-        if (answer === INDEX_FIRST) return answer;
-        const { source, ranking } = answer;
-        if (ranking === undefined || ranking.text.ranked.length === 0) return [];
-        return rankedHits(pageOf(source, ranking, plan));
+        return answer === INDEX_FIRST ? answer : page(answer);
       });
+    } else {
+      // Ranked recall fused with the vector channel's nearest messages, awaited between two snapshots.
+      const ranked = this.onSnapshot(rank);
+      if (ranked.ranking === undefined) return [];
+      const near = await nearestFor(channel, query, plan);
+      hits = this.driver.read(() => page(ranked, near));
     }
-    // Ranked recall fused with the vector channel's nearest messages.
-    const { source, ranking } = this.onSnapshot(rank);
-    if (ranking === undefined) return [];
-    const near = await nearestFor(channel, query, plan);
-    const hits = rankedHits(
-      this.driver.read(() => {
-        const sources =
-          facts &&
-          source.seqsOfNow(
-            facts.hits.flatMap(({ fact }) => fact.sources),
-            plan,
-          );
-        return pageOf(source, ranking, plan, near, facts, sources);
-      }),
-    );
     return plan.facts === "hits" && facts !== undefined ? withFactHits(hits, facts, plan.limit) : hits;
   }
 

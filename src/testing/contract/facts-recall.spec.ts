@@ -96,6 +96,30 @@ export function factsRecallSpec({ describe, test }: Suite, target: ContractTarge
         assert.deepEqual(after, ["both", "long", ...before.slice(1, -1)]);
       }));
 
+    test("a fact matching fewer of the query's terms than the best fact lifts its turn by half as much", (t) =>
+      withFacts(t, target, async (store) => {
+        // "oboe concert": `both` matches both words, six short turns "concert" alone, each between turns that match
+        // nothing (so no exchange joins them).
+        const session = store.session("h");
+        const turns: [string, string][] = [["both", "The concert opened with an oboe."]];
+        for (let i = 1; i <= 6; i++) turns.push([`one${i}`, `Concert ${i} was fine.`]);
+        for (const [i, [id, text]] of turns.entries()) {
+          await session.appendMessage(msg(id, text));
+          await session.appendMessage(msg(`gap${i}`, "Nice weather today.", "assistant"));
+        }
+        const before = ids(await search(store, "oboe concert", { sessionId: "h", facts: false }));
+        assert.equal(before[0], "both");
+        // The best fact matches both words (it names `both`, first already); the second matches "concert" alone and
+        // names the fifth turn: at half the share, 1 / (5 + 5) + 0.25 / (5 + 2), it passes the third and fourth
+        // turns, not the second (at the whole share it passed that one too).
+        await store.facts.add({ sessionId: "h" }, [
+          fact("Dana played the oboe at the concert.", [["h", "both"]]),
+          fact("Someone liked a concert.", [["h", before[4]!]]),
+        ]);
+        const after = ids(await search(store, "oboe concert", { sessionId: "h" }));
+        assert.deepEqual(after, [before[0], before[1], before[4], before[2], before[3], ...before.slice(5)]);
+      }));
+
     test('facts: "hits" returns the fact among the turns, with its sources; the limit counts it', (t) =>
       withFacts(t, target, async (store) => {
         await dana(store);
