@@ -150,3 +150,25 @@ test("an export carries the real keys; an import seals them again under digests"
     ["digest", "loose"],
   );
 });
+
+test("a key names a row per owner key: another owner's write of it makes a row of its own", async () => {
+  const path = fresh();
+  const [aliceKey, carolKey] = [newKey(), newKey()];
+  const keyring: Keyring = {
+    key: (owner) => (owner === "alice" ? aliceKey : owner === "carol" ? carolKey : undefined),
+  };
+  const store = new SqliteStore(path, { keyring });
+  await store.entries.setEntry(LABEL, KEY, "alice's vault", ALICE);
+  await store.entries.setEntry(LABEL, KEY, "carol's vault", { owner: "carol" });
+  await store.entries.setEntry(LABEL, KEY, "bob's vault in clear", { owner: "bob" });
+  assert.deepEqual((await keysOf(store)).sort(), [
+    `${KEY}=alice's vault`,
+    `${KEY}=bob's vault in clear`,
+    `${KEY}=carol's vault`,
+  ]);
+  await store.close();
+  assert.deepEqual(
+    (await rows(path)).map((row) => (isEntryKeyDigest(row.key) ? "digest" : row.key)),
+    ["digest", "digest", KEY],
+  );
+});
