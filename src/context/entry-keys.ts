@@ -93,11 +93,11 @@ function pairOf(text: string): OpenedEntry | undefined {
 
 /**
  * The characters an entry's search ranking counts (its key and content, as in clear) in SQL, over the row's `key`,
- * `content` and `sealed_chars` columns (`e.`): a digest-keyed row's `sealed_chars` counts both, an older sealed
- * row's only the content.
+ * `content` and `sealed_chars` columns (table alias `e`): a digest-keyed row's `sealed_chars` counts both, an
+ * older sealed row's only the content.
  */
-export function entryCharsSql(e: string, length = "length"): string {
-  return `CASE WHEN ${e}.sealed_chars IS NULL THEN ${length}(${e}.key) + ${length}(${e}.content)
+export function entryCharsSql(e: string): string {
+  return `CASE WHEN ${e}.sealed_chars IS NULL THEN length(${e}.key) + length(${e}.content)
     WHEN substr(${e}.key, 1, ${DIGEST_PREFIX.length}) = '${DIGEST_PREFIX}' THEN ${e}.sealed_chars
-    ELSE ${length}(${e}.key) + ${e}.sealed_chars END`;
+    ELSE length(${e}.key) + ${e}.sealed_chars END`;
 }
