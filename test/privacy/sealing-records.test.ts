@@ -37,9 +37,11 @@ async function seed(store: ContextCapableStore): Promise<void> {
   await store.entries.setEntry("facts", "k", "alice keeps otters", { sessionId: "bob" });
   await store.blocks.setBlock("memo_bob", "unrecorded memo");
   await store.entries.setEntry("log_bob", "k", "unrecorded lemurs");
-  // A later write with no record (or another one) keeps the row's record, and is sealed for it.
+  // A later write with no record (or another one) keeps the block's record, and is sealed for it. An entry's key
+  // names a row per owner key (its stored key is a digest under the key, src/context/entry-keys.ts): bob's entry is
+  // written again as his (a write recorded for session bob, alice's, would make a row of hers beside it).
   await store.blocks.setBlock("profile_bob", "bob still owns this");
-  await store.entries.setEntry("notes_bob", "k", "bob still writes zebras", { sessionId: "bob" });
+  await store.entries.setEntry("notes_bob", "k", "bob still writes zebras", { owner: "bob" });
   assert.equal(
     await store.blocks.setBlockIf?.("profile_bob", "bob still owns this", "bob owns it now"),
     true,

@@ -134,8 +134,11 @@ async function writeForms(query: Query, t: KeyedTables, run: TransferRow[]): Pro
     // built from the text itself, never from its stored form, as setEntry does.
     const [sessionId, owner] = recordParams(rowRecord(row, known));
     const record = { sessionId, owner };
+    let key = row.key;
     if (row.kind === "entry") {
       const stored = await storedEntry(query, t, label, row.key, row.content, record, true);
+      // Stored under a digest of its key for an owner with a key (entry-keys.ts).
+      key = stored.key;
       if (stored.clear?.ownerHash) clear.push(stored.clear.ownerHash);
       contents.push(stored.content);
       flags.push(stored.json);
@@ -149,7 +152,7 @@ async function writeForms(query: Query, t: KeyedTables, run: TransferRow[]): Pro
       sealed.push(stored.sealed);
     }
     labels.push(label);
-    keys.push(row.key);
+    keys.push(key);
     sessionIds.push(sessionId);
     owners.push(owner);
   }

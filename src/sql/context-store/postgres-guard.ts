@@ -49,14 +49,21 @@ const blockSql = (absent: boolean) =>
 const upsertBlockSql = blockSql(false);
 const insertAbsentBlockSql = blockSql(true);
 
-// $1 label, $2 key, $3 content, $4 content_json, $5 sealed_chars, $6 search, $7 session id, $8 owner, the guard's
-// from $9. A replaced entry takes a new seq (the newest for the bounded ranking window); the time is the column's
-// default taken through EXCLUDED: Citus refuses a non-immutable function in DO UPDATE SET.
+// $1 label, $2 key as stored, $3 content, $4 content_json, $5 sealed_chars, $6 search, $7 session id, $8 owner, $9
+// the key as written when it is stored as a digest (else NULL), the guard's from $10. A replaced entry takes a new
+// seq (the newest for the bounded ranking window); the time is the column's default taken through EXCLUDED: Citus
+// refuses a non-immutable function in DO UPDATE SET. A digest-keyed write replaces the row of its key in clear (sealed
+// before digests, or written before its owner had a key) recorded as it keeps or unrecorded (entry-keys.ts): on the
+// label's shard, as the write.
 const upsertEntrySql = statement((t) => {
-  const guard = guardInside(t, 9, "$7::text");
-  return `WITH ${guard.ctes}w AS (
-    INSERT INTO ${t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner)
-    SELECT $1::text, $2::text, $3::text, $4::boolean, $5::integer, $6::tsvector, $7::text, $8::text
+  const guard = guardInside(t, 10, "$7::text");
+  return `WITH ${guard.ctes}old AS (
+    DELETE FROM ${t.entries} AS o WHERE o.label = $1::text AND o.key = $9::text AND (${keptGuard("o", "$7", "$8")})${guard.and}
+    RETURNING o.created_at
+  ), w AS (
+    INSERT INTO ${t.entries} AS e (label, key, content, content_json, sealed_chars, search, session_id, owner, created_at)
+    SELECT $1::text, $2::text, $3::text, $4::boolean, $5::integer, $6::tsvector, $7::text, $8::text,
+      COALESCE((SELECT min(created_at) FROM old), now())
     WHERE true${guard.and}
     ON CONFLICT (label, key) DO UPDATE SET content = EXCLUDED.content, content_json = EXCLUDED.content_json,
       sealed_chars = EXCLUDED.sealed_chars, search = EXCLUDED.search, seq = EXCLUDED.seq,
@@ -85,7 +92,10 @@ export async function writeBlockRow(
   });
 }
 
-/** Writes entry `key` of `label` as {@link writeBlockRow} writes a block (the search vector built from the text). */
+/**
+ * Writes entry `key` of `label` as {@link writeBlockRow} writes a block (the search vector built from the text);
+ * `tried` learns each key it is stored under (a digest for an owner with a key, entry-keys.ts).
+ */
 export async function writeEntryRow(
   query: Query,
   t: Tables,
@@ -93,11 +103,13 @@ export async function writeEntryRow(
   key: string,
   content: string,
   kept: RecordColumns,
+  tried?: Set<string>,
 ): Promise<boolean> {
   return guarded(t, kept.sessionId, `entry "${key}" of "${label}"`, async () => {
     const stored = await storedEntry(query, t, label, key, content, kept, true);
-    const params = [label, key, stored.content, stored.json, stored.sealedChars, stored.search];
-    const all = [...params, kept.sessionId, kept.owner];
+    tried?.add(stored.key);
+    const params = [label, stored.key, stored.content, stored.json, stored.sealedChars, stored.search];
+    const all = [...params, kept.sessionId, kept.owner, stored.key === key ? null : key];
     return { stored, row: await upsert(query, t, kept.sessionId, stored, upsertEntrySql(t), all) };
   });
 }

@@ -8,15 +8,10 @@
  * keys (cached once read: no statement for a known session and owner); an unrecorded row reads its key's owner with
  * its check (one indexed statement). A search of a label reads the records of its sealed entries (one statement).
  */
+
+import { type OpenedEntry, openKeyedEntry, sealKeyedEntry } from "../../context/entry-keys.js";
 import type { RecordColumns } from "../../context/records.js";
-import {
-  keyScope,
-  openBlock,
-  openEntry,
-  ownerOfLongest,
-  sealBlock,
-  sealEntry,
-} from "../../context/sealing.js";
+import { keyScope, openBlock, ownerOfLongest, sealBlock } from "../../context/sealing.js";
 import { SessionError } from "../../errors.js";
 import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import { entryText } from "../../search/tokens.js";
@@ -28,7 +23,7 @@ import { type Guarded, guardedOf } from "../engines/postgres/owner-guard.js";
 import { decodeContent, encodeContent } from "../engines/postgres/text.js";
 import type { KeyedTables } from "../sealing/postgres.js";
 import { guardedKey } from "../sealing/postgres-key-guard.js";
-import { keptRecord, NO_RECORD, type RecordRow, recordOwners } from "./records.js";
+import { keptRecord, NO_RECORD, type RecordRow, recordOwners, WRITE_TRIES } from "./records.js";
 
 /** The owner of a block key (or an entry label), or null: it belongs to no registered owned session. */
 export async function keyOwner(query: Query, t: KeyedTables, key: string): Promise<string | null> {
@@ -171,10 +166,11 @@ export async function readBlockRow(
 }
 
 /**
- * What an entry write stores: content, flag, `sealed_chars` (its length when sealed) and its search vector; a
- * guarded write's guard (key-guard.ts).
+ * What an entry write stores: its key (a keyed digest when sealed, entry-keys.ts), content, flag, `sealed_chars`
+ * (the length of its key and content when sealed) and its search vector; a guarded write's guard (key-guard.ts).
  */
 export interface StoredEntry extends Guarded {
+  key: string;
   content: string;
   json: boolean;
   sealedChars: number | null;
@@ -197,13 +193,14 @@ export async function storedEntry(
   const where = `entry "${key}" of "${label}"`;
   const { key: seal, ...guard } = await sealingKey(query, t, label, record, where, guarded);
   if (seal) {
-    const sealed = sealEntry(seal, label, key, content);
+    const sealed = sealKeyedEntry(seal, label, key, content);
     // The length ranking reads (in code points, as Postgres's length() counts text in clear).
-    const sealedChars = [...content].length;
+    const sealedChars = [...key].length + [...content].length;
     const search = toTsvector(entryText(key, content), undefined, blindTokensOf(seal));
-    return { content: sealed, json: false, sealedChars, search, ...guard };
+    return { ...sealed, json: false, sealedChars, search, ...guard };
   }
   return {
+    key,
     ...encodeContent(content),
     sealedChars: null,
     search: toTsvector(entryText(key, content)),
@@ -245,18 +242,22 @@ export interface EntryRow extends RecordRow {
   sealed_chars: number | null;
 }
 
-/** Opens the entries of one label as read, each with its record's owner's key (each record's owner read once). */
-export function entryOpener(query: Query, t: KeyedTables, label: string): (row: EntryRow) => Promise<string> {
+/**
+ * Opens the entries of one label as read, each with its record's owner's key (each record's owner read once): the
+ * real key comes back with the content (the row's `key` is a digest of it when sealed, entry-keys.ts).
+ */
+export function entryOpener(
+  query: Query,
+  t: KeyedTables,
+  label: string,
+): (row: EntryRow) => Promise<OpenedEntry> {
   const ownerOf = recordOwners((record) => rowOwner(query, t, label, record));
   return async (row) => {
     const text = decodeContent(row.content, row.content_json);
-    if (row.sealed_chars === null) return text;
-    return openEntry(t.keys?.keys, await ownerOf(row), label, row.key, text);
+    if (row.sealed_chars === null) return { key: row.key, content: text };
+    return openKeyedEntry(t.keys?.keys, await ownerOf(row), label, row.key, text);
   };
 }
-
-/** How many times a write is sealed again when the row's record changed under it before it gives up. */
-const WRITE_TRIES = 5;
 
 /**
  * Writes a row sealed for the owner of the record it keeps, without reading it first: `write(kept)` seals for

@@ -1,3 +1,4 @@
+import { entryCharsSql } from "../../context/entry-keys.js";
 import { recordColumns, recordParams } from "../../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../../context/store-base.js";
 import type { ContextRecord, EntryHit } from "../../contract/context.js";
@@ -154,15 +155,18 @@ export class PostgresEntryStore extends StoreEntries {
     // Sealed, its search vector of the owner's blind tokens, when the owner of the record the row keeps has a key
     // (sealed-context.ts), its statement guarded as a message's (context-guard.ts): one statement unless the row
     // is recorded otherwise than this write.
+    // A refused write's row is read under each key it was stored as (a digest under an owner's key, entry-keys.ts).
+    const tried = new Set<string>();
     await guardedWrite(this.ready, this.t, (query) =>
       writeSealedRow(
         recordColumns(record),
-        (kept) => writeEntryRow(query, this.t, label, key, content, kept),
+        (kept) => writeEntryRow(query, this.t, label, key, content, kept, tried),
         async () =>
           (
             await query<RecordRow>(
-              `SELECT session_id, owner FROM ${this.t.entries} WHERE label = $1 AND key = $2`,
-              [label, key],
+              `SELECT session_id, owner FROM ${this.t.entries} WHERE label = $1 AND key = ANY($2::text[])
+               ORDER BY key = $3 LIMIT 1`,
+              [label, [...tried], key],
             )
           )[0],
       ),
@@ -184,7 +188,7 @@ export class PostgresEntryStore extends StoreEntries {
     const { numbers, queries } = blinds.length === 0 ? clear : termTsqueries(terms, blinds);
     const rows = await executor.query<{ i: number; seq: number; chars: number; n: number }>(
       `WITH terms(i, q) AS (SELECT * FROM unnest($1::integer[], $2::tsquery[]))
-       SELECT t.i, c.seq::float8 AS seq, length(c.key) + COALESCE(c.sealed_chars, length(c.content)) AS chars,
+       SELECT t.i, c.seq::float8 AS seq, ${entryCharsSql("c")} AS chars,
          (SELECT count(*) FROM ${this.t.entries} WHERE label = $3)::float8 AS n
        FROM terms t CROSS JOIN LATERAL (
          SELECT seq, key, content, sealed_chars FROM ${this.t.entries} WHERE label = $3 AND search @@ t.q ORDER BY seq DESC LIMIT $4
@@ -212,7 +216,10 @@ export class PostgresEntryStore extends StoreEntries {
     );
     const open = entryOpener(query, this.t, label);
     const hits = new Map<number, EntryHit>();
-    for (const row of found) hits.set(Number(row.seq), { key: row.key, content: await open(row) });
+    for (const row of found) {
+      const { key, content } = await open(row);
+      hits.set(Number(row.seq), { key, content });
+    }
     return hits;
   }
 

@@ -26,6 +26,13 @@ export function keptRecord(row: RecordRow | undefined, written: RecordColumns): 
   return stored.sessionId === null && stored.owner === null ? written : stored;
 }
 
+/** True when two records are the same (a write seals for the record its row keeps). */
+export const sameRecord = (a: RecordColumns, b: RecordColumns): boolean =>
+  a.sessionId === b.sessionId && a.owner === b.owner;
+
+/** How many times a write is sealed again when the row's record changed under it before it gives up. */
+export const WRITE_TRIES = 5;
+
 /**
  * The owner of each row of one read, `ownerOf` asked once per distinct record (an owner, or the engine's promise
  * of one): a page of entries of one session reads its owner once.

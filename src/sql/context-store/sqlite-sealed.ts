@@ -5,15 +5,10 @@
  * reads the row's owner (at most one indexed statement: none for a row recorded as an owner's) on every block or
  * entry write and on every read of a sealed row.
  */
+
+import { type OpenedEntry, openKeyedEntry, sealKeyedEntry } from "../../context/entry-keys.js";
 import type { RecordColumns } from "../../context/records.js";
-import {
-  keyScope,
-  openBlock,
-  openEntry,
-  ownerOfLongest,
-  sealBlock,
-  sealEntry,
-} from "../../context/sealing.js";
+import { keyScope, openBlock, ownerOfLongest, sealBlock } from "../../context/sealing.js";
 import { type BlindTokens, blindTokensOf } from "../../search/blind-tokens.js";
 import { entryText, indexTokens, searchableText } from "../../search/tokens.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
@@ -85,8 +80,12 @@ export function readBlockRow(driver: SqlDriver, key: string, row: BlockReadRow):
   return openBlock(driver.keys, rowOwner(driver, key, recordOfRow(row)), key, text);
 }
 
-/** What an entry write stores: its content, `sealed_chars` (its length when sealed) and its index text. */
+/**
+ * What an entry write stores: its key (a keyed digest when sealed, entry-keys.ts), its content, `sealed_chars` (the
+ * length of its key and content when sealed) and its index text.
+ */
 export interface StoredEntry {
+  key: string;
   content: string | Uint8Array;
   sealedChars: number | null;
   text: string;
@@ -102,11 +101,12 @@ export function storedEntry(
 ): StoredEntry {
   const seal = sealingKey(driver, label, record, `entry "${key}" of "${label}"`);
   const text = entryText(key, content);
-  if (!seal) return { content: storedFreeText(content), sealedChars: null, text: searchableText(text) };
+  if (!seal) return { key, content: storedFreeText(content), sealedChars: null, text: searchableText(text) };
+  const sealed = sealKeyedEntry(seal, label, key, content);
   return {
-    content: sealEntry(seal, label, key, content),
+    ...sealed,
     // The length ranking reads (in code points, as SQLite's length() counts text in clear).
-    sealedChars: [...content].length,
+    sealedChars: [...key].length + [...content].length,
     text: blindTokensOf(seal).text(indexTokens(text)),
   };
 }
@@ -128,13 +128,16 @@ export function labelBlinds(driver: SqlDriver, label: string): BlindTokens[] {
   );
 }
 
-/** Opens the entries of one label as read (`sealed_chars` non-null: sealed), each with its record's owner's key. */
-export function entryOpener(driver: SqlDriver, label: string): (key: string, row: EntryRow) => string {
+/**
+ * Opens the entries of one label as read (`sealed_chars` non-null: sealed), each with its record's owner's key:
+ * `key` is the stored one, the real key comes back with the content.
+ */
+export function entryOpener(driver: SqlDriver, label: string): (key: string, row: EntryRow) => OpenedEntry {
   const ownerOf = recordOwners((record) => rowOwner(driver, label, record));
   return (key, row) => {
     const text = readFreeText(row.content, row.content_encoded);
-    if (row.sealed_chars == null) return text;
-    return openEntry(driver.keys, ownerOf(row), label, key, text);
+    if (row.sealed_chars == null) return { key, content: text };
+    return openKeyedEntry(driver.keys, ownerOf(row), label, key, text);
   };
 }
 

@@ -1,6 +1,8 @@
-import { recordColumns, recordParams } from "../../context/records.js";
+import { entryCharsSql } from "../../context/entry-keys.js";
+import { type RecordColumns, recordColumns, recordParams } from "../../context/records.js";
 import { type EntryCandidates, StoreBlocks, StoreEntries } from "../../context/store-base.js";
 import type { ContextRecord, EntryHit } from "../../contract/context.js";
+import { SessionError } from "../../errors.js";
 import type { QueryLimits } from "../../search/limits.js";
 import type { QueryTerm } from "../../search/query.js";
 import { KEEP_RECORD, sqliteRecords } from "../context-records/sqlite.js";
@@ -9,13 +11,14 @@ import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { freeTextSql, sqlText } from "../engines/sqlite/free-text.js";
 import { foldsToNothing, toFts5 } from "../engines/sqlite/fts.js";
 import { runInTransaction, runProgram } from "../engines/sqlite/program.js";
-import { keptRecord, type RecordRow } from "./records.js";
+import { keptRecord, type RecordRow, sameRecord, WRITE_TRIES } from "./records.js";
 import {
   type BlockReadRow,
   type EntryRow,
   entryOpener,
   labelBlinds,
   readBlockRow,
+  type StoredEntry,
   storedBlock,
   storedEntry,
 } from "./sqlite-sealed.js";
@@ -113,36 +116,63 @@ export class SqliteEntryStore extends StoreEntries {
     content: string,
     record?: ContextRecord,
   ): Promise<void> {
-    const now = new Date().toISOString();
     const written = recordColumns(record);
-    const { sessionId, owner } = written;
+    // Sealed, with blind tokens for words and a keyed digest for its key, when the owner of the record the row
+    // keeps has a key (sealed-context.ts, entry-keys.ts). The row is found by the key as stored for the record the
+    // write would keep: a row recorded otherwise is sealed again for its record (its key stored as that one's).
     this.driver.transaction(() => {
-      const old = this.driver.get<{ seq: number } & RecordRow>(
-        "SELECT seq, session_id, owner FROM agent_search_entries WHERE label = ? AND key = ?",
-        [label, key],
-      );
-      // Sealed, with blind tokens for words, when the owner of the record the row keeps has a key
-      // (sealed-context.ts).
-      const stored = storedEntry(this.driver, label, key, content, keptRecord(old, written));
-      if (old) {
-        this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [old.seq]);
-        this.driver.run(
-          `UPDATE agent_search_entries SET content = ?, sealed_chars = ?, updated_at = ?,
-             session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE session_id END,
-             owner = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE owner END
-           WHERE seq = ?`,
-          [stored.content, stored.sealedChars, now, sessionId, owner, old.seq],
+      let kept = written;
+      for (let tries = 1; ; tries++) {
+        const stored = storedEntry(this.driver, label, key, content, kept);
+        const old = this.driver.get<{ seq: number } & RecordRow>(
+          "SELECT seq, session_id, owner FROM agent_search_entries WHERE label = ? AND key = ?",
+          [label, stored.key],
         );
+        const next = keptRecord(old, written);
+        if (!old || sameRecord(next, kept)) return this.putEntry(label, key, stored, kept, old?.seq);
+        if (tries === WRITE_TRIES) {
+          throw new SessionError("STORAGE", `The record of entry "${key}" of "${label}" kept changing`);
+        }
+        kept = next;
       }
-      const seq =
-        old?.seq ??
-        this.driver.get<{ seq: number }>(
-          `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-          [label, key, stored.content, stored.sealedChars, now, now, sessionId, owner],
-        )!.seq;
-      this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [seq, stored.text]);
     });
+  }
+
+  // Writes a stored entry (over row `seq` when it has one) with its FTS row. A digest-keyed write replaces the row
+  // of its key in clear (sealed before digests, or written before its owner had a key) recorded as this write
+  // keeps or unrecorded, as an upsert of that key would have updated it.
+  private putEntry(label: string, key: string, stored: StoredEntry, kept: RecordColumns, seq?: number): void {
+    const now = new Date().toISOString();
+    const { sessionId, owner } = kept;
+    if (stored.key !== key) {
+      const stale = this.driver.column<number>(
+        `SELECT seq FROM agent_search_entries WHERE label = ? AND key = ?
+           AND ((session_id IS NULL AND owner IS NULL) OR (session_id IS ? AND owner IS ?))`,
+        [label, key, sessionId, owner],
+      );
+      for (const gone of stale) {
+        this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [gone]);
+        this.driver.run("DELETE FROM agent_search_entries WHERE seq = ?", [gone]);
+      }
+    }
+    if (seq !== undefined) {
+      this.driver.run("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [seq]);
+      this.driver.run(
+        `UPDATE agent_search_entries SET content = ?, sealed_chars = ?, updated_at = ?,
+           session_id = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE session_id END,
+           owner = CASE WHEN session_id IS NULL AND owner IS NULL THEN ? ELSE owner END
+         WHERE seq = ?`,
+        [stored.content, stored.sealedChars, now, sessionId, owner, seq],
+      );
+    }
+    const row =
+      seq ??
+      this.driver.get<{ seq: number }>(
+        `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+        [label, stored.key, stored.content, stored.sealedChars, now, now, sessionId, owner],
+      )!.seq;
+    this.driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [row, stored.text]);
   }
 
   protected async readCandidates(
@@ -166,7 +196,7 @@ export class SqliteEntryStore extends StoreEntries {
     if (candidates.length === 0) return undefined;
     const lengths = new Map(
       this.driver.tuples<[number, number]>(
-        `SELECT e.seq, length(e.key) + COALESCE(e.sealed_chars, length(e.content)) AS chars FROM json_each(?) j
+        `SELECT e.seq, ${entryCharsSql("e")} AS chars FROM json_each(?) j
          JOIN agent_search_entries e ON e.seq = j.value`,
         [JSON.stringify(candidates)],
       ),
@@ -187,8 +217,8 @@ export class SqliteEntryStore extends StoreEntries {
     const open = entryOpener(this.driver, label);
     return new Map(
       rows.map((row) => {
-        const key = sqlText(row.key);
-        return [row.seq, { key, content: open(key, row) }];
+        const { key, content } = open(sqlText(row.key), row);
+        return [row.seq, { key, content }];
       }),
     );
   }

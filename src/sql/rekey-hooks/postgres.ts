@@ -146,8 +146,8 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
     *resealEntry(row) {
       const entry = row as unknown as EntryRow & { label: string };
       const stored = yield* perform(async () => {
-        const content = await entryOpener(query, t, entry.label)(entry);
-        return storedEntry(query, t, entry.label, entry.key, content, keptRecord(entry, NO_RECORD));
+        const { key, content } = await entryOpener(query, t, entry.label)(entry);
+        return storedEntry(query, t, entry.label, key, content, keptRecord(entry, NO_RECORD));
       });
       yield statements.writeEntry(entry, stored);
     },

@@ -84,10 +84,11 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
     *resealEntry(row) {
       const entry = row as unknown as EntryRow & { seq: number; label: string; key: string };
       const stored = yield* perform(() => {
-        const content = entryOpener(driver, entry.label)(entry.key, entry);
-        return storedEntry(driver, entry.label, entry.key, content, keptRecord(entry, NO_RECORD));
+        const { key, content } = entryOpener(driver, entry.label)(entry.key, entry);
+        return storedEntry(driver, entry.label, key, content, keptRecord(entry, NO_RECORD));
       });
-      yield REKEY.writeEntry(entry.seq, stored.content, stored.sealedChars, stored.text);
+      // Its key's digest follows the key too (entry-keys.ts).
+      yield REKEY.writeEntry(entry.seq, entry.label, stored);
     },
   };
 }

@@ -95,14 +95,23 @@ export function rekeyStatements(t: Tables) {
          WHERE key = $1 AND content = $5 RETURNING key`,
         [row.key, s.content, s.json, s.sealed, row.content],
       ),
+    // The key column follows the key too (its digest under the new key, entry-keys.ts); a row a write stored under
+    // that digest meanwhile is the newer, and the old one goes instead.
     writeEntry: (
       row: { label: string; key: string; content: string },
-      s: { content: string; json: boolean; sealedChars: number | null; search: string | null },
+      s: { key: string; content: string; json: boolean; sealedChars: number | null; search: string | null },
     ) =>
       query(
-        `UPDATE ${t.entries} SET content = $3, content_json = $4, sealed_chars = $5, search = $6::tsvector
-         WHERE label = $1 AND key = $2 AND content = $7 RETURNING key`,
-        [row.label, row.key, s.content, s.json, s.sealedChars, s.search, row.content],
+        `WITH newer AS (
+           SELECT 1 FROM ${t.entries} WHERE label = $1 AND key = $8 AND $8 <> $2
+         ), gone AS (
+           DELETE FROM ${t.entries} WHERE label = $1 AND key = $2 AND content = $7 AND EXISTS (SELECT 1 FROM newer)
+           RETURNING key
+         ), w AS (
+           UPDATE ${t.entries} SET key = $8, content = $3, content_json = $4, sealed_chars = $5, search = $6::tsvector
+           WHERE label = $1 AND key = $2 AND content = $7 AND NOT EXISTS (SELECT 1 FROM newer) RETURNING key
+         ) SELECT key FROM gone UNION ALL SELECT key FROM w`,
+        [row.label, row.key, s.content, s.json, s.sealedChars, s.search, row.content, s.key],
       ),
     // `columns`: the rows' seqs, new contents, new hashes, hashes read and search vectors, and the owner's lexeme,
     // a constant of the rotation (a parameter, not a look-up: Citus refuses a STABLE function over a column in an

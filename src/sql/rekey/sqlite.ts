@@ -81,14 +81,29 @@ export const REKEY = {
     command(WRITE_MESSAGE, [content, chunks, hash, seq]),
   writeBlock: (key: string, content: unknown, sealed: unknown) =>
     command("UPDATE agent_context_blocks SET content = ?, sealed = ? WHERE key = ?", [content, sealed, key]),
-  // The entry's FTS row follows its content (the text it is indexed by under the new key).
-  writeEntry: (seq: number, content: unknown, chars: unknown, text: string) => [
-    command("UPDATE agent_search_entries SET content = ?, sealed_chars = ? WHERE seq = ?", [
-      content,
-      chars,
+  // The entry's FTS row follows its content (the text it is indexed by under the new key), its key column the key's
+  // digest under it (entry-keys.ts). A row a write stored under the new key's digest meanwhile is the newer: the
+  // old one goes.
+  writeEntry: (
+    seq: number,
+    label: string,
+    s: { key: string; content: unknown; sealedChars: unknown; text: string },
+  ) => [
+    command("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [seq]),
+    command(
+      `DELETE FROM agent_search_entries WHERE seq = ?
+         AND EXISTS (SELECT 1 FROM agent_search_entries o WHERE o.label = ? AND o.key = ? AND o.seq <> ?)`,
+      [seq, label, s.key, seq],
+    ),
+    command("UPDATE agent_search_entries SET key = ?, content = ?, sealed_chars = ? WHERE seq = ?", [
+      s.key,
+      s.content,
+      s.sealedChars,
       seq,
     ]),
-    command("DELETE FROM agent_search_entries_fts WHERE rowid = ?", [seq]),
-    command("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [seq, text]),
+    command(
+      "INSERT INTO agent_search_entries_fts (rowid, text) SELECT seq, ? FROM agent_search_entries WHERE seq = ?",
+      [s.text, seq],
+    ),
   ],
 };

@@ -8,6 +8,7 @@
  * may mix states. Imports write through each engine's own writers (see `openImport`), whose plans differ on purpose.
  */
 
+import type { OpenedEntry } from "../../context/entry-keys.js";
 import type { ContextRecord } from "../../contract/context.js";
 import type { StoredCompaction } from "../../contract/message.js";
 import type { SessionRegistry } from "../../contract/registry.js";
@@ -79,7 +80,7 @@ export interface ExportTable<Head extends TransferHead> {
   blocks(after: string | null): Statement;
   openBlock(row: Row): Maybe<string>;
   entries(after: unknown): Statement;
-  openEntry(row: Row): Maybe<string>;
+  openEntry(row: Row): Maybe<OpenedEntry>;
   /** A block's or entry's record, from its `session_id` and `owner` columns (context/records.ts). */
   record(row: Row): ContextRecord | undefined;
 }
@@ -188,9 +189,9 @@ export abstract class SqlTransfer<Head extends TransferHead> extends StoreTransf
       0 as unknown,
       (r) => r.seq,
     )) {
-      const content = await t.openEntry(row);
-      const { label, key } = row as { label: string; key: string };
-      yield { kind: "entry", label, key, content, ...t.record(row) };
+      // The real key: an encrypted owner's row keeps a keyed digest of it (entry-keys.ts).
+      const { key, content } = await t.openEntry(row);
+      yield { kind: "entry", label: row.label as string, key, content, ...t.record(row) };
     }
   }
 }

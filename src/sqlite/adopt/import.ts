@@ -74,7 +74,8 @@ function rowsAdoption(driver: SqlDriver, { report, now }: AdoptionRun): RowsAdop
       routine(() => {
         const counts = table === "cf_agents_context_blocks" ? report.blocks : report.entries;
         for (const row of rows) {
-          if (insertRow(driver, row, now)) counts.inserted++;
+          const put = insertRow(driver, row, now);
+          if (put.inserted) counts.inserted++;
           else counts.skipped++;
           const stored =
             row.kind === "block"
@@ -86,13 +87,13 @@ function rowsAdoption(driver: SqlDriver, { report, now }: AdoptionRun): RowsAdop
               : driver.get<EntryRow>(
                   `SELECT ${freeTextSql("content", "content")}, sealed_chars, session_id, owner FROM agent_search_entries
                WHERE label = ? AND key = ?`,
-                  [row.label, row.key],
+                  [row.label, put.key],
                 );
           if (!stored) assertReadBack(1, "block or entry row(s)", contextRowName(row));
           const read =
             row.kind === "block"
               ? readBlockRow(driver, row.key, stored as BlockReadRow)
-              : entryOpener(driver, row.label)(row.key, stored as EntryRow);
+              : entryOpener(driver, row.label)(put.key, stored as EntryRow).content;
           compareReadBack(report, row.content, read, contextRowName(row));
         }
       }),

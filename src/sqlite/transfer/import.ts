@@ -138,22 +138,27 @@ export function writeBatchItems(
 }
 
 /**
- * Inserts a block or entry unless its key is stored (an existing row keeps its content); true when written. Its
- * record is the row's, else the legacy rule's (context/legacy-records.ts importRecords).
+ * Inserts a block or entry unless its key is stored (an existing row keeps its content); `inserted` when written,
+ * and the key as stored (an encrypted owner's entry keeps a keyed digest of it, entry-keys.ts). Its record is the
+ * row's, else the legacy rule's (context/legacy-records.ts importRecords).
  */
-export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boolean {
+export function insertRow(
+  driver: SqlDriver,
+  row: TransferRow,
+  now: string,
+): { inserted: boolean; key: string } {
   const [sessionId, owner] = recordParams(rowRecord(row, knownIds(driver, idsToKnow([row]))));
   // Sealed again for an owner with a key (sealed-context.ts): an export holds them opened.
   if (row.kind === "block") {
     return driver.transaction(() => {
       const stored = storedBlock(driver, row.key, row.content, { sessionId, owner });
-      return (
+      const inserted =
         driver.get(
           `INSERT INTO agent_context_blocks (key, content, sealed, updated_at, session_id, owner)
            VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING key`,
           [row.key, stored.content, stored.sealed, now, sessionId, owner],
-        ) !== undefined
-      );
+        ) !== undefined;
+      return { inserted, key: row.key };
     });
   }
   return driver.transaction(() => {
@@ -161,7 +166,7 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
     const entry = driver.get<{ seq: number }>(
       `INSERT INTO agent_search_entries (label, key, content, sealed_chars, created_at, updated_at, session_id, owner)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (label, key) DO NOTHING RETURNING seq`,
-      [row.label, row.key, stored.content, stored.sealedChars, now, now, sessionId, owner],
+      [row.label, stored.key, stored.content, stored.sealedChars, now, now, sessionId, owner],
     );
     if (entry) {
       driver.run("INSERT INTO agent_search_entries_fts (rowid, text) VALUES (?, ?)", [
@@ -169,14 +174,14 @@ export function insertRow(driver: SqlDriver, row: TransferRow, now: string): boo
         stored.text,
       ]);
     }
-    return entry !== undefined;
+    return { inserted: entry !== undefined, key: stored.key };
   });
 }
 
 /** An import of blocks and entries, row by row, every row stamped with the import's start. */
 export function rowsImport(driver: SqlDriver): RowImportWriter {
   const now = new Date().toISOString();
-  return { run: 1, write: async (rows) => (insertRow(driver, rows[0]!, now) ? 1 : 0) };
+  return { run: 1, write: async (rows) => (insertRow(driver, rows[0]!, now).inserted ? 1 : 0) };
 }
 
 /** What the session import's table (sql/transfer/sqlite-import.ts) runs of SQLite's own modules. */

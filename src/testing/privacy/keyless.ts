@@ -13,6 +13,7 @@ import type { Keyring } from "../../store/crypto/keyring.js";
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";
 import { msg } from "../contract/harness.js";
 import { suiteOf, type TestApi } from "../runner.js";
+import { registerEntryKeys } from "./entry-keys.js";
 import { type KeyRace, registerKeyRace } from "./key-race.js";
 import { registerKeyedIds } from "./keyed-ids.js";
 import {
@@ -128,6 +129,7 @@ export function runKeylessContract(api: TestApi, target: KeylessTarget): void {
     });
     registerKeyRace(suite, () => target.create());
     registerKeyedIds(suite, () => target.create());
+    registerEntryKeys(suite, () => target.create());
     if (target.declaration) registerSealedTables(suite, target.declaration, () => target.create());
   });
 }
