@@ -129,7 +129,9 @@ function columns(
         fmtNum(cols.reduce((s, c) => s + Number(row[c]), 0) / raw),
       ]);
     }
-    return mdTable(["table", "rows", "column payloads", "× raw"], out);
+    // Pending writes kept as a reference to a stored value (src/sql/checkpoints/write-refs.ts).
+    const refs = await get("SELECT count(*) AS n FROM agent_checkpoint_writes WHERE type LIKE '%|s1'");
+    return `${mdTable(["table", "rows", "column payloads", "× raw"], out)}\n\nPending writes kept as a reference to a value: ${refs.n}.`;
   };
 }
 

@@ -11,6 +11,7 @@ import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { prepared, type Statement } from "../program.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
+import type { RefForm } from "./write-refs.js";
 
 // Parameters numbered as they are pushed.
 function numbered(): { params: unknown[]; p: (value: unknown, cast: string) => string } {
@@ -98,7 +99,7 @@ export function postgresSingleWrites(
       const space = p(ns, "text");
       const checkpoint = p(checkpointId, "text");
       const tuples = list.map(
-        ({ w, data }: { w: StoredWrite; data: StoredBytes }) =>
+        ({ w, data, ref }: { w: StoredWrite; data: StoredBytes; ref?: RefForm | undefined }) =>
           `(${[
             p(w.taskId, "text"),
             p(w.idx, "integer"),
@@ -107,14 +108,28 @@ export function postgresSingleWrites(
             p(data.data, "bytea"),
             p(w.taskPath, "text"),
             p(data.sealed, "boolean"),
+            p(ref?.channel ?? null, "text"),
+            p(ref?.version ?? null, "text"),
+            p(ref?.tag ?? null, "text"),
+            p(ref?.type ?? null, "text"),
+            p(ref?.data.data ?? null, "bytea"),
+            p(ref?.data.sealed ?? null, "boolean"),
           ].join(", ")})`,
       );
       const onConflict = replace
         ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
         : "NOTHING";
+      // A write with a reference form (write-refs.ts) takes it while its value row is there with the writer's tag.
+      const pick = (column: string) => `CASE WHEN r.ok THEN w.ref_${column} ELSE w.${column} END`;
       const body = `ins AS (INSERT INTO ${writes} (${WRITE_COLUMNS})
-        SELECT ${session}, ${space}, ${checkpoint}, w.task_id, w.idx, w.channel, w.type, w.data, w.task_path, w.sealed
-        FROM (VALUES ${tuples.join(", ")}) AS w(task_id, idx, channel, type, data, task_path, sealed)
+        SELECT ${session}, ${space}, ${checkpoint}, w.task_id, w.idx, w.channel, ${pick("type")}, ${pick("data")},
+          w.task_path, ${pick("sealed")}
+        FROM (VALUES ${tuples.join(", ")})
+          AS w(task_id, idx, channel, type, data, task_path, sealed, ref_channel, ref_version, ref_tag, ref_type,
+            ref_data, ref_sealed)
+        CROSS JOIN LATERAL (SELECT w.ref_channel IS NOT NULL AND EXISTS (SELECT 1 FROM ${values} v
+          WHERE v.session_id = ${session} AND v.ns = ${space} AND v.channel = w.ref_channel
+            AND v.version = w.ref_version AND v.tag = w.ref_tag) AS ok) r
         WHERE (SELECT go FROM gv)
         ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${onConflict}
         RETURNING 1)`;

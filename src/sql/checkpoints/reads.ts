@@ -10,6 +10,7 @@ import type { Row } from "../program.js";
 import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
+import { parseRef } from "./write-refs.js";
 
 /** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
 export interface Found {
@@ -59,6 +60,23 @@ export function openReads(
     chains.set(g, byChannel);
     built.set(g, new Map());
   }
+  // A value's bytes, rebuilt once however many checkpoints of the page (or writes: write-refs.ts) name it.
+  const bytesOf = (sessionId: string, ns: string, channel: string, version: string) => {
+    const g = group(sessionId, ns);
+    const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
+    const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
+    memo.set(channel, known);
+    const bytes = known.has(version)
+      ? known.get(version)
+      : rebuild(chains.get(g)?.get(channel) ?? new Map<string, ChainRow>(), version);
+    if (bytes === undefined)
+      throw new SessionError(
+        "STORAGE",
+        `The value of channel "${channel}" of session "${sessionId}" lost its chain`,
+      );
+    known.set(version, bytes);
+    return bytes;
+  };
   return found.rows.map((r) => {
     const sessionId = String(r.session_id);
     const ns = String(r.ns);
@@ -68,19 +86,7 @@ export function openReads(
       const version = String(named);
       const row = chains.get(g)?.get(channel)?.get(version);
       if (!row) return [];
-      // A version several checkpoints of the page name is rebuilt once.
-      const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
-      const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
-      memo.set(channel, known);
-      const bytes = known.has(version)
-        ? known.get(version)
-        : rebuild(chains.get(g)?.get(channel) as Map<string, ChainRow>, version);
-      if (bytes !== undefined) known.set(version, bytes);
-      if (bytes === undefined)
-        throw new SessionError(
-          "STORAGE",
-          `The value of channel "${channel}" of session "${sessionId}" lost its chain`,
-        );
+      const bytes = bytesOf(sessionId, ns, channel, version);
       if (cache && bytes !== null)
         cache.set(sessionId, ns, channel, {
           version,
@@ -91,16 +97,19 @@ export function openReads(
         });
       return [{ channel, version, type: row.type, data: bytes }];
     });
-    const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => ({
-      taskId: String(w.task_id),
-      idx: Number(w.idx),
-      channel: String(w.channel),
-      taskPath: String(w.task_path ?? ""),
-      ...unpack(
-        String(w.type),
-        openedBytes(keys, sessionId, rowId("w", ns, id, String(w.task_id), Number(w.idx)), w),
-      ),
-    }));
+    const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => {
+      const ref = parseRef(String(w.type));
+      const at = { taskId: String(w.task_id), idx: Number(w.idx), channel: String(w.channel) };
+      const taskPath = String(w.task_path ?? "");
+      if (ref) {
+        const value = bytesOf(sessionId, ns, ref.channel, ref.version);
+        if (value === null || ref.offset + ref.length > value.length)
+          throw new SessionError("STORAGE", `A pending write of session "${sessionId}" lost its value`);
+        return { ...at, taskPath, type: ref.type, data: value.slice(ref.offset, ref.offset + ref.length) };
+      }
+      const opened = openedBytes(keys, sessionId, rowId("w", ns, id, at.taskId, at.idx), w);
+      return { ...at, taskPath, ...unpack(String(w.type), opened) };
+    });
     const data = unpack(String(r.type), openedBytes(keys, sessionId, rowId("c", ns, id), r));
     const metadata = unpack(
       String(r.metadata_type),

@@ -6,6 +6,7 @@
 import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.js";
 import type { ValuePlan } from "./delta.js";
 import type { StoredBytes } from "./sealing.js";
+import type { RefForm } from "./write-refs.js";
 
 /** How an engine stores a row's sealed flag. */
 export type SealedFlag = (sealed: boolean) => unknown;
@@ -79,5 +80,41 @@ export function writeParams(
     data.data,
     w.taskPath,
     flag(data.sealed),
+  ];
+}
+
+/**
+ * A pending write's values when it may go as a reference (write-refs.ts): session_id, ns, checkpoint_id, task_id,
+ * idx, channel, then type, data and sealed each as (reference form, full form) around task_path, then the value row
+ * the reference needs: session_id, ns, channel, version, tag.
+ */
+export function refWriteParams(
+  sessionId: string,
+  ns: string,
+  checkpointId: string,
+  w: StoredWrite,
+  data: StoredBytes,
+  ref: RefForm,
+  flag: SealedFlag,
+): unknown[] {
+  return [
+    sessionId,
+    ns,
+    checkpointId,
+    w.taskId,
+    w.idx,
+    w.channel,
+    ref.type,
+    w.type,
+    ref.data.data,
+    data.data,
+    w.taskPath,
+    flag(ref.data.sealed),
+    flag(data.sealed),
+    sessionId,
+    ns,
+    ref.channel,
+    ref.version,
+    ref.tag,
   ];
 }

@@ -23,6 +23,7 @@ import { pack } from "./packing.js";
 import { type Found, openReads, versionsOf } from "./reads.js";
 import { rowId, type StoredBytes, storedBytes } from "./sealing.js";
 import { type Planned, packedCheckpoint, type ValueRow, valueRows } from "./stored-rows.js";
+import { findRef, NO_BYTES, PendingValues, parseRef, type RefForm, refType } from "./write-refs.js";
 
 export type { ValueRow } from "./stored-rows.js";
 
@@ -41,7 +42,10 @@ export interface CheckpointStatements {
     plan: ValuePlan,
     data: StoredBytes | null,
   ): Statement;
-  /** A pending write inserted; one stored under its (task, idx) kept, or replaced when `replace`. */
+  /**
+   * A pending write inserted; one stored under its (task, idx) kept, or replaced when `replace`; in its `ref` form
+   * while that form's value row is there with its tag (write-refs.ts).
+   */
   putWrite(
     sessionId: string,
     ns: string,
@@ -49,6 +53,7 @@ export interface CheckpointStatements {
     w: StoredWrite,
     data: StoredBytes,
     replace: boolean,
+    ref?: RefForm,
   ): Statement;
   /**
    * Where the engine writes in one statement ({@link CheckpointEngine.single}): the checkpoint row and its values,
@@ -66,7 +71,7 @@ export interface CheckpointStatements {
     sessionId: string,
     ns: string,
     checkpointId: string,
-    writes: readonly { w: StoredWrite; data: StoredBytes }[],
+    writes: readonly { w: StoredWrite; data: StoredBytes; ref?: RefForm | undefined }[],
     replace: boolean,
     guard: StatementGuard,
   ): Statement;
@@ -125,6 +130,7 @@ const group = (sessionId: string, ns: string) => JSON.stringify([sessionId, ns])
 export class SqlCheckpoints implements CheckpointStore {
   private readonly s: CheckpointStatements;
   private readonly cache = new ValueCache();
+  private readonly pending = new PendingValues();
 
   constructor(private readonly engine: CheckpointEngine) {
     this.s = engine.statements;
@@ -139,12 +145,26 @@ export class SqlCheckpoints implements CheckpointStore {
     values: readonly StoredChannelValue[],
     expect?: OwnerExpectation,
   ): Promise<void> {
-    const s = this.s;
     const cache = this.cache;
     const planned = values.map((v) => {
       const known = v.data === null ? undefined : cache.get(c.sessionId, c.ns, v.channel);
       return { v, tag: newTag(), plan: v.data === null ? null : planValue(v.data, known) };
     });
+    const done = this.putPlanned(c, planned, expect);
+    // A pending write of this checkpoint may refer to one of these values meanwhile (write-refs.ts).
+    const offered = planned.flatMap(({ v, tag }) =>
+      v.data ? [{ channel: v.channel, version: v.version, tag, bytes: v.data }] : [],
+    );
+    this.pending.offer(c.sessionId, c.ns, offered, done);
+    await done;
+  }
+
+  private async putPlanned(
+    c: StoredCheckpoint,
+    planned: Planned[],
+    expect?: OwnerExpectation,
+  ): Promise<void> {
+    const s = this.s;
     const packed = packedCheckpoint(c);
     const cp = (key: Uint8Array | null) => ({
       data: storedBytes(key, c.sessionId, rowId("c", c.ns, c.id), packed.data),
@@ -199,12 +219,31 @@ export class SqlCheckpoints implements CheckpointStore {
     expect?: OwnerExpectation,
   ): Promise<void> {
     const s = this.s;
-    const writes = given.map((w) => ({ ...w, ...pack(w.type, w.data) }));
+    const cache = this.cache;
+    // A write held by a value this process knows may go as a reference to it (write-refs.ts).
+    const writes = given.map((w) => {
+      const ref = findRef(cache, this.pending, sessionId, ns, w.data);
+      const form = ref && {
+        channel: ref.channel,
+        version: ref.version,
+        tag: ref.tag,
+        type: refType(w.type, ref),
+      };
+      return { ...w, ...pack(w.type, w.data), ref: form, wait: ref?.wait };
+    });
+    // A value still being written: its put first, so the reference finds its row (else the write goes full).
+    for (const w of writes) if (w.wait) await w.wait.catch(() => undefined);
     const stored = (key: Uint8Array | null, list = writes) =>
-      list.map((w) => ({
-        w,
-        data: storedBytes(key, sessionId, rowId("w", ns, checkpointId, w.taskId, w.idx), w.data),
-      }));
+      list.map((w) => {
+        const id = rowId("w", ns, checkpointId, w.taskId, w.idx);
+        const data = storedBytes(key, sessionId, id, w.data);
+        return {
+          w,
+          data,
+          // No bytes to seal: the reference (in its tag) is all the row holds.
+          ref: w.ref ? { ...w.ref, data: { data: NO_BYTES, sealed: false } } : undefined,
+        };
+      });
     const putWritesAll = s.putWritesAll?.bind(s);
     const single = this.engine.single?.bind(this.engine);
     if (putWritesAll && single && writes.length > 0) {
@@ -223,8 +262,8 @@ export class SqlCheckpoints implements CheckpointStore {
     await this.engine.write(
       sessionId,
       function* (key) {
-        for (const { w, data } of stored(key))
-          yield s.putWrite(sessionId, ns, checkpointId, w, data, replace);
+        for (const { w, data, ref } of stored(key))
+          yield s.putWrite(sessionId, ns, checkpointId, w, data, replace, ref);
       },
       expect,
     );
@@ -307,13 +346,16 @@ export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
   const chains = new Map<string, Row[]>();
   const writes = new Map<string, Row[]>();
   for (const [g, at] of groups) {
-    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
+    // The writes first: the values a write refers to (write-refs.ts) join the chain read.
     for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
       const key = JSON.stringify([at.sessionId, at.ns, String(w.checkpoint_id)]);
       const list = writes.get(key);
       if (list) list.push(w);
       else writes.set(key, [w]);
+      const ref = parseRef(String(w.type));
+      if (ref) at.wanted.set(JSON.stringify([ref.channel, ref.version]), [ref.channel, ref.version]);
     }
+    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
   }
   return { rows, chains, writes };
 }
