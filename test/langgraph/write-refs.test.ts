@@ -1,19 +1,29 @@
 // A pending write held by a stored value goes as a reference to it (src/sql/checkpoints/write-refs.ts), on SQLite,
 // PGlite and Postgres: the input task's write of the messages channel is a slice of the `__start__` value, stored
-// with no bytes of its own, read back exact (bytes included) by another process; in the multi-statement write
-// (a keyed owner's, sealed) too; and when the value row the writer knows was deleted and written again under a new
-// tag by another process, the write goes in full.
+// with no bytes of its own, read back exact (bytes included) by another process, for a keyed owner too; when the
+// value row the writer knows was deleted and written again under a new tag by another process, the write goes in
+// full; in a graph's turns the reply's write (stored before the next checkpoint) is turned into a reference by that
+// checkpoint's put, and every write reads back as the serializer wrote it.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
+import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { emptyCheckpoint, JsonPlusSerializer, uuid6 } from "@langchain/langgraph-checkpoint";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import {
+  emptyCheckpoint,
+  JsonPlusSerializer,
+  type PendingWrite,
+  uuid6,
+} from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import type { CheckpointerStore } from "../../src/langgraph/saver.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import { locate, parseRef, refType, resolve } from "../../src/sql/checkpoints/write-refs.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
 import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
@@ -84,6 +94,77 @@ async function refs(
   assert.deepEqual((await reader.getTuple(at))?.pendingWrites, [["task-2", "messages", input.messages]]);
 }
 
+// A graph's turns (a user message, the model's reply): every messages write goes as a reference (the input's to the
+// __start__ value, the reply's to the next checkpoint's list, less the id the reducer adds), and every checkpoint's
+// pending writes read back by another process as the serializer wrote them, bytes included.
+async function graphTurns(store: CheckpointerStore, other: CheckpointerStore, rows: Rows): Promise<void> {
+  const serde = new JsonPlusSerializer();
+  const written = new Map<string, Uint8Array>();
+  class Recording extends AgentSessionSaver {
+    override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+      for (const [i, [channel, value]] of writes.entries())
+        written.set(
+          `${config.configurable?.checkpoint_id} ${taskId} ${i} ${channel}`,
+          (await serde.dumpsTyped(value))[1],
+        );
+      return super.putWrites(config, writes, taskId);
+    }
+  }
+  const replies = [
+    "the first reply, long enough to be kept by reference",
+    "the second reply, also long enough",
+  ];
+  const model = new FakeListChatModel({ responses: replies });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addEdge(START, "agent")
+    .addEdge("agent", END)
+    .compile({ checkpointer: new Recording(store) });
+  const thread = { configurable: { thread_id: "t-graph" } };
+  for (const text of ["a first user message of some length", "a second user message of some length"])
+    await graph.invoke({ messages: [new HumanMessage(text)] }, thread);
+  const stored = await rows("t-graph");
+  const messages = stored.filter((r) => r.bytes === 0 || r.type.includes("|"));
+  assert.equal(stored.filter((r) => r.type.endsWith("|s1")).length, 4, JSON.stringify(stored));
+  assert.ok(messages.length >= 4);
+  let checked = 0;
+  for await (const tuple of new AgentSessionSaver(other).list(thread)) {
+    const read = await other.checkpoints.get("t-graph", "", String(tuple.config.configurable?.checkpoint_id));
+    for (const w of read?.writes ?? []) {
+      const key = `${tuple.config.configurable?.checkpoint_id} ${w.taskId} ${w.idx} ${w.channel}`;
+      assert.deepEqual(new Uint8Array(w.data), new Uint8Array(written.get(key) ?? []), key);
+      checked++;
+    }
+  }
+  assert.equal(checked, written.size);
+}
+
+test("a write's place in a value: a slice, a list of the last element, less a gap; a reference's tag round trip", () => {
+  const enc = (text: string) => new TextEncoder().encode(text);
+  const message = `{"lc":1,"kwargs":{"content":"${"x".repeat(80)}","response_metadata":{}}}`;
+  const withId = `${message.slice(0, -2)},"id":"6c0ac039-1487-4488-b31c-99917366c93b"}}`;
+  const cases: [string, string][] = [
+    [`{"messages":[${message}]}`, `[${message}]`], // the input: a slice
+    [`[{"a":1},${message}]`, `[${message}]`], // the list's last element
+    [`[{"a":1},${withId}]`, `[${message}]`], // less the id the reducer added
+  ];
+  for (const [value, write] of cases) {
+    const at = locate(enc(value), enc(write));
+    assert.ok(at, write);
+    const ref = { channel: "a,b|c%", version: "2.5", tag: "t", ...at };
+    const parsed = parseRef(refType("json|x", ref));
+    assert.equal(parsed?.type, "json|x");
+    assert.equal(parsed?.channel, "a,b|c%");
+    assert.deepEqual(parsed && resolve(parsed, enc(value)), enc(write));
+  }
+  assert.equal(locate(enc(`[${message}]`), enc(`[${message.replace("x", "y")}]`)), null);
+  // Not the last element: the reference still reads back the write's bytes, or there is none.
+  const other = enc(`[${message},{"b":2}]`);
+  const at = locate(other, enc(`[${message}]`));
+  if (at) assert.deepEqual(resolve(at, other), enc(`[${message}]`));
+  assert.equal(parseRef("json|z1"), null);
+});
+
 const sqliteRows =
   (file: string): Rows =>
   async (thread) => {
@@ -102,13 +183,14 @@ const sqliteRows =
 
 for (const keyed of [false, true]) {
   const label = keyed ? "a keyed owner's" : "in clear";
-  test(`SQLite: the input task's write goes as a reference to the __start__ value, ${label}`, async () => {
+  test(`SQLite: messages writes go as references to values, ${label}`, async () => {
     const file = join(dir, `refs-${keyed}.db`);
     const keyring = keyed ? { keyring: randomKeyring(["alice"]) } : {};
     const store = new SqliteStore(file, keyring);
     const other = new SqliteStore(file, keyring);
     try {
       await refs(store, other, sqliteRows(file), keyed ? "alice" : undefined);
+      if (!keyed) await graphTurns(store, other, sqliteRows(file));
     } finally {
       await store.close();
       await other.close();
@@ -127,7 +209,7 @@ const pgRows =
       )
     ).rows as { task_id: string; type: string; bytes: number }[];
 
-test("PGlite: the input task's write goes as a reference to the __start__ value", {
+test("PGlite: messages writes go as references to values", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
   const db = await PGlite.create();
@@ -135,6 +217,7 @@ test("PGlite: the input task's write goes as a reference to the __start__ value"
     const store = await PostgresStore.open(db, { schema: "refs" });
     const other = await PostgresStore.open(db, { schema: "refs" });
     await refs(store, other, pgRows(db, "refs"));
+    await graphTurns(store, other, pgRows(db, "refs"));
     await store.close();
     await other.close();
   } finally {
@@ -144,7 +227,7 @@ test("PGlite: the input task's write goes as a reference to the __start__ value"
 
 const reason = await postgresUnavailable();
 for (const keyed of [false, true]) {
-  test(`Postgres: the input task's write goes as a reference to the __start__ value, ${keyed ? "keyed" : "in clear"}`, {
+  test(`Postgres: messages writes go as references to values, ${keyed ? "keyed" : "in clear"}`, {
     skip: reason ?? false,
   }, async () => {
     await inOwnSchema(`refs_${keyed}`, async (pool, schema) => {
@@ -152,6 +235,7 @@ for (const keyed of [false, true]) {
       const store = await PostgresStore.open(pool, { schema, ...keyring });
       const other = await PostgresStore.open(pool, { schema, ...keyring });
       await refs(store, other, pgRows(pool, schema), keyed ? "alice" : undefined);
+      if (!keyed) await graphTurns(store, other, pgRows(pool, schema));
       await store.close();
       await other.close();
     });

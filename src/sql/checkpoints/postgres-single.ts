@@ -42,7 +42,7 @@ export function postgresSingleWrites(
     ]);
   };
   return {
-    putAll: (c, data, metadata, rows, guard) => {
+    putAll: (c, data, metadata, rows, refs, guard) => {
       const { params, p } = numbered();
       const session = p(c.sessionId, "text");
       const ns = p(c.ns, "text");
@@ -75,8 +75,35 @@ export function postgresSingleWrites(
           `vals AS (INSERT INTO ${values} (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
             SELECT ${session}, ${ns}, i.channel, i.version, i.tag, i.type, i.base, i.prefix, i.data, i.depth, i.chain, i.sealed
             FROM inp i WHERE (SELECT go FROM gv) AND NOT EXISTS (SELECT 1 FROM lost)
-            ON CONFLICT DO NOTHING RETURNING 1)`,
+            ON CONFLICT DO NOTHING RETURNING channel, version, tag)`,
         );
+        if (refs.length > 0) {
+          // The parent's writes this put's values hold, turned into references to the value rows it inserted
+          // (write-refs.ts), while they hold what this process stored.
+          const list = refs.map(
+            (u) =>
+              `(${[
+                p(u.checkpointId, "text"),
+                p(u.taskId, "text"),
+                p(u.idx, "integer"),
+                p(u.storedType, "text"),
+                p(u.storedData, "bytea"),
+                p(u.type, "text"),
+                p(u.channel, "text"),
+                p(u.version, "text"),
+                p(u.tag, "text"),
+              ].join(", ")})`,
+          );
+          ctes.push(
+            `wref AS (UPDATE ${writes} w SET type = u.type, data = ''::bytea, sealed = false
+              FROM (VALUES ${list.join(", ")}) AS u(checkpoint_id, task_id, idx, stored_type, stored_data, type, channel,
+                version, tag)
+              WHERE w.session_id = ${session} AND w.ns = ${ns} AND w.checkpoint_id = u.checkpoint_id
+                AND w.task_id = u.task_id AND w.idx = u.idx AND w.type = u.stored_type AND w.data = u.stored_data
+                AND EXISTS (SELECT 1 FROM vals v WHERE v.channel = u.channel AND v.version = u.version AND v.tag = u.tag)
+              RETURNING 1)`,
+          );
+        }
       }
       const whole = rows.length > 0 ? " AND NOT EXISTS (SELECT 1 FROM lost)" : "";
       ctes.push(

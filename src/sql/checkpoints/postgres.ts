@@ -6,7 +6,7 @@
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
 import { postgresSingleWrites } from "./postgres-single.js";
-import { checkpointParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
+import { checkpointParams, refUpdateParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
 import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -102,6 +102,13 @@ const refWriteSql = (replace: boolean) =>
       WHERE session_id = $14 AND ns = $15 AND channel = $16 AND version = $17 AND tag = $18) AS ok) r
     ${onWriteConflict(replace)}`,
   );
+// A write row turned into a reference while it holds what this process stored (write-refs.ts).
+const refUpdateSql = statement(
+  (t) => `UPDATE ${names(t).writes} SET type = $1, data = $2, sealed = false
+    WHERE session_id = $3 AND ns = $4 AND checkpoint_id = $5 AND task_id = $6 AND idx = $7 AND type = $8 AND data = $9
+      AND EXISTS (SELECT 1 FROM ${names(t).values}
+        WHERE session_id = $10 AND ns = $11 AND channel = $12 AND version = $13 AND tag = $14)`,
+);
 const replaceWriteSql = writeSql(true);
 const keepWriteSql = writeSql(false);
 const replaceRefWriteSql = refWriteSql(true);
@@ -162,6 +169,7 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
             (replace ? replaceWriteSql : keepWriteSql)(t),
             writeParams(sessionId, ns, checkpointId, w, data, sealedFlag),
           ),
+    refWrite: (sessionId, ns, u) => command(refUpdateSql(t), refUpdateParams(sessionId, ns, u)),
     checkpoint: (sessionId, ns, id) =>
       id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
     page: (q) => pageStatement(t, q),

@@ -6,11 +6,12 @@ import type { CheckpointRead } from "../../contract/checkpoints.js";
 import { SessionError } from "../../errors.js";
 import { utf8Decode } from "../../runtime/bytes.js";
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
-import type { Row } from "../program.js";
+import type { Program, Row } from "../program.js";
 import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
-import { parseRef } from "./write-refs.js";
+import type { CheckpointStatements } from "./statements.js";
+import { parseRef, resolve } from "./write-refs.js";
 
 /** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
 export interface Found {
@@ -103,9 +104,10 @@ export function openReads(
       const taskPath = String(w.task_path ?? "");
       if (ref) {
         const value = bytesOf(sessionId, ns, ref.channel, ref.version);
-        if (value === null || ref.offset + ref.length > value.length)
+        const data = value === null ? null : resolve(ref, value);
+        if (data === null)
           throw new SessionError("STORAGE", `A pending write of session "${sessionId}" lost its value`);
-        return { ...at, taskPath, type: ref.type, data: value.slice(ref.offset, ref.offset + ref.length) };
+        return { ...at, taskPath, type: ref.type, data };
       }
       const opened = openedBytes(keys, sessionId, rowId("w", ns, id, at.taskId, at.idx), w);
       return { ...at, taskPath, ...unpack(String(w.type), opened) };
@@ -135,4 +137,37 @@ export function openReads(
 export function versionsOf(row: Row): Record<string, string | number> {
   const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
   return JSON.parse(text) as Record<string, string | number>;
+}
+
+// The values and writes of the checkpoint rows found: one chain read and one writes read per session and namespace.
+export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
+  type Group = { sessionId: string; ns: string; ids: string[]; wanted: Map<string, [string, string]> };
+  const groups = new Map<string, Group>();
+  for (const r of rows) {
+    const sessionId = String(r.session_id);
+    const ns = String(r.ns);
+    const g = group(sessionId, ns);
+    const at: Group = groups.get(g) ?? { sessionId, ns, ids: [], wanted: new Map() };
+    groups.set(g, at);
+    at.ids.push(String(r.id));
+    for (const [channel, named] of Object.entries(versionsOf(r))) {
+      const version = String(named);
+      at.wanted.set(JSON.stringify([channel, version]), [channel, version]);
+    }
+  }
+  const chains = new Map<string, Row[]>();
+  const writes = new Map<string, Row[]>();
+  for (const [g, at] of groups) {
+    // The writes first: the values a write refers to (write-refs.ts) join the chain read.
+    for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
+      const key = JSON.stringify([at.sessionId, at.ns, String(w.checkpoint_id)]);
+      const list = writes.get(key);
+      if (list) list.push(w);
+      else writes.set(key, [w]);
+      const ref = parseRef(String(w.type));
+      if (ref) at.wanted.set(JSON.stringify([ref.channel, ref.version]), [ref.channel, ref.version]);
+    }
+    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
+  }
+  return { rows, chains, writes };
 }

@@ -5,8 +5,10 @@
  */
 import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.js";
 import type { ValuePlan } from "./delta.js";
+import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
 import type { RefForm } from "./write-refs.js";
+import { NO_BYTES } from "./write-refs.js";
 
 /** How an engine stores a row's sealed flag. */
 export type SealedFlag = (sealed: boolean) => unknown;
@@ -116,5 +118,28 @@ export function refWriteParams(
     ref.channel,
     ref.version,
     ref.tag,
+  ];
+}
+
+/**
+ * A write row turned into a reference (write-refs.ts): its new type and (empty) data, its key, the stored type and
+ * data it must still hold, then the value row the reference needs: session_id, ns, channel, version, tag.
+ */
+export function refUpdateParams(sessionId: string, ns: string, u: RefUpdate): unknown[] {
+  return [
+    u.type,
+    NO_BYTES,
+    sessionId,
+    ns,
+    u.checkpointId,
+    u.taskId,
+    u.idx,
+    u.storedType,
+    u.storedData,
+    sessionId,
+    ns,
+    u.channel,
+    u.version,
+    u.tag,
   ];
 }

@@ -3,7 +3,7 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
-import { checkpointParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
+import { checkpointParams, refUpdateParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
 import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -116,6 +116,14 @@ export const sqliteCheckpoints: CheckpointStatements = {
           ${onWriteConflict(replace)}`,
           writeParams(sessionId, ns, checkpointId, w, data, flag),
         ),
+  refWrite: (sessionId, ns, u) =>
+    command(
+      `UPDATE agent_checkpoint_writes SET type = ?, data = ?, sealed = 0
+      WHERE session_id = ? AND ns = ? AND checkpoint_id = ? AND task_id = ? AND idx = ? AND type = ? AND data = ?
+        AND EXISTS (SELECT 1 FROM agent_checkpoint_values
+          WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)`,
+      refUpdateParams(sessionId, ns, u),
+    ),
   checkpoint: (sessionId, ns, id) =>
     id === null
       ? query(

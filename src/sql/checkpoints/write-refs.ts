@@ -1,143 +1,161 @@
 /**
- * A pending write kept as a reference to a stored channel value (docs/LANGGRAPH.md, "Storage"): a write whose bytes
- * are a slice of a small value this process stored or read (the graph's input, `__start__`, holds the bytes of the
- * input task's write of the messages channel) is stored with no bytes of its own, its tag naming the value's
- * channel and version and the slice. The statement inserts that form only while the value row is there with the
- * tag the writer knows (else the write goes in full), and value rows never change and go only with the session
- * (which takes the write with it), so a stored reference always reads back the bytes it was written with.
+ * A pending write kept as a reference to a stored channel value (docs/LANGGRAPH.md, "Storage"). LangGraph stores
+ * each message twice more than its messages list holds it: the input task's write of a user message is a slice of
+ * the graph's input (`__start__`) value, and a node's write of its reply (`[message]`) is the list's new element
+ * between brackets. Such a write is stored with no bytes of its own, its tag naming the value's channel and version
+ * and the slice, in either order the two arrive:
  *
- * The stored tag is the serializer's, `|`, the reference (`offset,length,version,channel`, the last two
- * URI-encoded: no `|` or `,` in them), then `|s1`; packing.ts's tags end in `|z1` or `|r` or hold no `|`, so every stored tag still
- * reads back unambiguously and rows written before read as they are.
+ * - a write whose value this process stored (or is storing: the write waits for that put) is inserted as a
+ *   reference while the value row is there with the tag the writer knows, else in full (one statement);
+ * - a put whose value holds a write this process stored in full on the parent checkpoint turns that write row into
+ *   a reference, only while it still holds exactly the bytes this process wrote and the value row is the put's own.
+ *
+ * Value rows never change and go only with the session (which takes the write with it), so a reference always reads
+ * back the bytes it was written with; a race only leaves a write in full.
+ *
+ * The stored tag is the serializer's, `|`, the reference (`offset,length,version,channel` and, for a list of one
+ * element, `,l,gap,rest`; each part URI-encoded: no `|` or `,` in them), then `|s1`; packing.ts's tags end in `|z1` or `|r` or hold no `|`, so every
+ * stored tag still reads back unambiguously and rows written before read as they are.
  */
 import { SessionError } from "../../errors.js";
 import { utf8Encode } from "../../runtime/bytes.js";
-import type { ValueCache } from "./delta.js";
 import type { StoredBytes } from "./sealing.js";
 
 const SUFFIX = "|s1";
+// A reference's fifth part when the write is a list of one element (`[`, the slices, `]`).
+const LIST = "l";
 // Below this a write is stored as it is (its reference would not be much smaller).
 const MIN_BYTES = 64;
-// A referenced value is at most this many times the write (plus a little): a read of the write rebuilds it.
+// A value at most this many times the write (plus a little) is searched whole; a longer one (a messages list) only
+// at its end, where a step's new messages are.
 const MAX_RATIO = 4;
 const SLACK = 1024;
 
-/** Where a write's bytes are in a stored value: its channel, version and tag, and the slice. */
+/**
+ * Where a write's bytes are in a stored value: its channel, version and tag, and the slice, with `head` before it
+ * and `tail` after it (both empty, or `[` and `]`: a list of one element), and after the slice `gap` bytes of the
+ * value skipped and `rest` bytes more taken. A node's reply is `[`, the list's last element, `]`, but for the `id`
+ * the messages reducer adds to the element (the gap).
+ */
 export interface WriteRef {
   channel: string;
   version: string;
   tag: string;
   offset: number;
   length: number;
+  head: string;
+  tail: string;
+  gap: number;
+  rest: number;
 }
+
+// At most this many bytes of the value are skipped (a message's id and its key, as the reducer adds them).
+const MAX_GAP = 128;
 
 const NodeBuf = (globalThis as { Buffer?: typeof import("node:buffer").Buffer }).Buffer;
 
-function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
   if (NodeBuf)
     return NodeBuf.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(
       NodeBuf.from(needle.buffer, needle.byteOffset, needle.byteLength),
+      from,
     );
-  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+  outer: for (let i = from; i + needle.length <= haystack.length; i++) {
     for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
     return i;
   }
   return -1;
 }
 
-/** Values a `put` of this process is writing (not known stored yet), with the put's promise. */
-export class PendingValues {
-  private readonly at = new Map<string, Set<{ values: PendingValue[]; done: Promise<unknown> }>>();
-
-  /** `values` being written until `done` settles (then the value cache knows those that were stored). */
-  offer(sessionId: string, ns: string, values: PendingValue[], done: Promise<unknown>): void {
-    const small = values.filter((v) => v.bytes.length <= MAX_PENDING);
-    if (small.length === 0) return;
-    const key = JSON.stringify([sessionId, ns]);
-    const set = this.at.get(key) ?? new Set();
-    this.at.set(key, set);
-    const entry = { values: small, done };
-    set.add(entry);
-    const drop = () => {
-      set.delete(entry);
-      if (set.size === 0 && this.at.get(key) === set) this.at.delete(key);
-    };
-    done.then(drop, drop);
+// The last occurrence of `needle` starting at or before `from`.
+function lastIndexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+  if (from < 0) return -1;
+  if (NodeBuf)
+    return NodeBuf.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).lastIndexOf(
+      NodeBuf.from(needle.buffer, needle.byteOffset, needle.byteLength),
+      from,
+    );
+  outer: for (let i = Math.min(from, haystack.length - needle.length); i >= 0; i--) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
   }
-
-  *values(sessionId: string, ns: string): Generator<PendingValue & { done: Promise<unknown> }> {
-    for (const { values, done } of this.at.get(JSON.stringify([sessionId, ns])) ?? [])
-      for (const v of values) yield { ...v, done };
-  }
+  return -1;
 }
 
-/** A value a put is writing. */
-export interface PendingValue {
-  channel: string;
-  version: string;
-  tag: string;
-  bytes: Uint8Array;
-}
+const OPEN = 0x5b; // [
+const CLOSE = 0x5d; // ]
 
-// A value bigger than this is never referred to while its put is under way.
-const MAX_PENDING = 65_536;
+/** Where a write is in its value, without the value's name. */
+export type Slice = Pick<WriteRef, "offset" | "length" | "head" | "tail" | "gap" | "rest">;
 
-/**
- * A value of the session's namespace this process knows or is writing that holds `bytes` (small enough to
- * rebuild), if any; `wait` is the put of a value still being written (the write waits for it, so the value row is
- * there when it can be: else the statement stores the write in full).
- */
-export function findRef(
-  cache: ValueCache,
-  pending: PendingValues,
-  sessionId: string,
-  ns: string,
-  bytes: Uint8Array,
-): (WriteRef & { wait?: Promise<unknown> }) | null {
+/** Where `bytes` (a write's serializer bytes) are in `value`, if they are (see {@link WriteRef}). */
+export function locate(value: Uint8Array, bytes: Uint8Array): Slice | null {
   if (bytes.length < MIN_BYTES) return null;
-  const fits = (value: Uint8Array) => value.length <= MAX_RATIO * bytes.length + SLACK;
-  for (const v of pending.values(sessionId, ns)) {
-    const offset = fits(v.bytes) ? indexOf(v.bytes, bytes) : -1;
-    if (offset >= 0)
-      return {
-        channel: v.channel,
-        version: v.version,
-        tag: v.tag,
-        offset,
-        length: bytes.length,
-        wait: v.done,
-      };
+  if (value.length <= MAX_RATIO * bytes.length + SLACK) {
+    const offset = indexOf(value, bytes, 0);
+    if (offset >= 0) return { offset, length: bytes.length, head: "", tail: "", gap: 0, rest: 0 };
   }
-  for (const [channel, known] of cache.channels(sessionId, ns)) {
-    const offset = fits(known.bytes) ? indexOf(known.bytes, bytes) : -1;
-    if (offset >= 0) return { channel, version: known.version, tag: known.tag, offset, length: bytes.length };
-  }
-  return null;
+  // A list of one element, the value's last (before its closing bracket), maybe less a gap.
+  const end = value.length - 1;
+  if (bytes[0] !== OPEN || bytes[bytes.length - 1] !== CLOSE || value[end] !== CLOSE) return null;
+  const inner = bytes.subarray(1, bytes.length - 1);
+  let rest = 0;
+  while (rest < inner.length && rest < end && inner[inner.length - 1 - rest] === value[end - 1 - rest])
+    rest++;
+  const first = inner.subarray(0, inner.length - rest);
+  const before = end - rest;
+  const offset = first.length === 0 ? before : lastIndexOf(value, first, before - first.length);
+  const gap = before - offset - first.length;
+  if (offset < 0 || gap < 0 || gap > MAX_GAP) return null;
+  return gap === 0
+    ? { offset, length: inner.length, head: "[", tail: "]", gap: 0, rest: 0 }
+    : { offset, length: first.length, head: "[", tail: "]", gap, rest };
 }
 
 /** The stored tag of a write of serializer tag `type` kept as `ref`. */
 export function refType(type: string, ref: WriteRef): string {
-  const at = [ref.offset, ref.length, encodeURIComponent(ref.version), encodeURIComponent(ref.channel)];
-  return `${type}|${at.join(",")}${SUFFIX}`;
+  const parts: (string | number)[] = [ref.offset, ref.length, ref.version, ref.channel];
+  if (ref.head !== "") parts.push(LIST, ref.gap, ref.rest);
+  return `${type}|${parts.map((part) => encodeURIComponent(String(part))).join(",")}${SUFFIX}`;
 }
 
 /** A stored write's reference and serializer tag, or null for a write stored with its bytes. */
-export function parseRef(
-  stored: string,
-): { type: string; channel: string; version: string; offset: number; length: number } | null {
+export function parseRef(stored: string): (Omit<WriteRef, "tag"> & { type: string }) | null {
   if (!stored.endsWith(SUFFIX)) return null;
   const body = stored.slice(0, -SUFFIX.length);
   const bar = body.lastIndexOf("|");
-  const [offset, length, version, channel] = body.slice(bar + 1).split(",");
-  if (channel === undefined || version === undefined)
+  const [offset, length, version, channel, list, gap = "0", rest = "0"] = body
+    .slice(bar + 1)
+    .split(",")
+    .map(decodeURIComponent);
+  if (channel === undefined || version === undefined || (list !== undefined && list !== LIST))
     throw new SessionError("STORAGE", `A pending write's reference is damaged: ${stored}`);
+  const wrap = list === LIST ? "[" : "";
   return {
     type: body.slice(0, bar),
-    channel: decodeURIComponent(channel),
-    version: decodeURIComponent(version),
+    channel,
+    version,
     offset: Number(offset),
     length: Number(length),
+    head: wrap,
+    tail: wrap === "" ? "" : "]",
+    gap: Number(gap),
+    rest: Number(rest),
   };
+}
+
+/** The bytes of a write kept as `ref`, from its value's bytes (null: the value is too short: damaged). */
+export function resolve(ref: Slice, value: Uint8Array): Uint8Array | null {
+  const second = ref.offset + ref.length + ref.gap;
+  if (second + ref.rest > value.length) return null;
+  const head = utf8Encode(ref.head);
+  const tail = utf8Encode(ref.tail);
+  const out = new Uint8Array(head.length + ref.length + ref.rest + tail.length);
+  out.set(head, 0);
+  out.set(value.subarray(ref.offset, ref.offset + ref.length), head.length);
+  out.set(value.subarray(second, second + ref.rest), head.length + ref.length);
+  out.set(tail, head.length + ref.length + ref.rest);
+  return out;
 }
 
 /** No bytes: what a reference's row stores (in clear for every owner: there is nothing to seal). */
