@@ -195,23 +195,27 @@ export class WriteRows {
     }));
   }
 
-  /**
-   * The rows written, remembered as stored in full: one stored as a reference does not match its full form, so the
-   * child's put leaves it as it is.
-   */
+  /** The rows written in full, remembered for the child's put. */
   written(recent: RecentWrites): void {
     recent.add(
       this.sessionId,
       this.ns,
       this.checkpointId,
-      this.last.map(({ w, data }) => ({
-        taskId: w.taskId,
-        idx: w.idx,
-        serializerType: w.serializerType,
-        bytes: w.raw,
-        type: w.type,
-        data: data.data,
-      })),
+      // A write that went as a reference (or tried to) is not turned into one again.
+      this.last.flatMap(({ w, data }) =>
+        w.ref
+          ? []
+          : [
+              {
+                taskId: w.taskId,
+                idx: w.idx,
+                serializerType: w.serializerType,
+                bytes: w.raw,
+                type: w.type,
+                data: data.data,
+              },
+            ],
+      ),
     );
   }
 }

@@ -67,21 +67,6 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number
   return -1;
 }
 
-// The last occurrence of `needle` starting at or before `from`.
-function lastIndexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  if (from < 0) return -1;
-  if (NodeBuf)
-    return NodeBuf.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).lastIndexOf(
-      NodeBuf.from(needle.buffer, needle.byteOffset, needle.byteLength),
-      from,
-    );
-  outer: for (let i = Math.min(from, haystack.length - needle.length); i >= 0; i--) {
-    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
-
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]
 
@@ -104,7 +89,9 @@ export function locate(value: Uint8Array, bytes: Uint8Array): Slice | null {
     rest++;
   const first = inner.subarray(0, inner.length - rest);
   const before = end - rest;
-  const offset = first.length === 0 ? before : lastIndexOf(value, first, before - first.length);
+  // The slice ends at most MAX_GAP bytes before the rest: only that stretch of a long list is searched.
+  const offset =
+    first.length === 0 ? before : indexOf(value, first, Math.max(0, before - first.length - MAX_GAP));
   const gap = before - offset - first.length;
   if (offset < 0 || gap < 0 || gap > MAX_GAP) return null;
   return gap === 0
