@@ -26,6 +26,7 @@ import { PostgresStore } from "../../src/postgres/index.js";
 import { locate, parseRef, refType, resolve } from "../../src/sql/checkpoints/write-refs.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
+import { citusSchema } from "../fixtures/citus-db.js";
 import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-write-refs-"));
@@ -241,3 +242,14 @@ for (const keyed of [false, true]) {
     });
   });
 }
+
+// On a cluster a write is one statement a row in a transaction (the guard apart): the same references.
+const cluster = await citusSchema("write_refs");
+test("Citus: messages writes go as references to values", {
+  skip: cluster ? false : "no Citus cluster",
+}, async () => {
+  if (!cluster) return;
+  const rows = pgRows(cluster.pool, cluster.schema);
+  await refs(cluster.store(), cluster.store(), rows);
+  await graphTurns(cluster.store(), cluster.store(), rows);
+});
