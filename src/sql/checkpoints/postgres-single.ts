@@ -9,6 +9,7 @@
 import type { StoredWrite } from "../../contract/checkpoints.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { prepared, type Statement } from "../program.js";
+import { onWriteConflict } from "./row-params.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
 import type { RefForm } from "./write-refs.js";
@@ -143,9 +144,6 @@ export function postgresSingleWrites(
             p(ref?.data.sealed ?? null, "boolean"),
           ].join(", ")})`,
       );
-      const onConflict = replace
-        ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
-        : "NOTHING";
       // A write with a reference form (write-refs.ts) takes it while its value row is there with the writer's tag.
       const pick = (column: string) => `CASE WHEN r.ok THEN w.ref_${column} ELSE w.${column} END`;
       const body = `ins AS (INSERT INTO ${writes} (${WRITE_COLUMNS})
@@ -158,7 +156,7 @@ export function postgresSingleWrites(
           WHERE v.session_id = ${session} AND v.ns = ${space} AND v.channel = w.ref_channel
             AND v.version = w.ref_version AND v.tag = w.ref_tag) AS ok) r
         WHERE (SELECT go FROM gv)
-        ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${onConflict}
+        ${onWriteConflict(replace)}
         RETURNING 1)`;
       return finish(body, params, guard, "");
     },

@@ -6,7 +6,14 @@
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
 import { postgresSingleWrites } from "./postgres-single.js";
-import { checkpointParams, refUpdateParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
+import {
+  checkpointParams,
+  onWriteConflict,
+  refUpdateParams,
+  refWriteParams,
+  valueParams,
+  writeParams,
+} from "./row-params.js";
 import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -80,12 +87,6 @@ const putValueSql = statement(
       WHERE session_id = $1 AND ns = $2 AND channel = $3 AND version = $7 AND tag = $13)
     ON CONFLICT DO NOTHING RETURNING 1 AS put`,
 );
-const onWriteConflict = (replace: boolean) =>
-  `ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
-    replace
-      ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
-      : "NOTHING"
-  }`;
 const WRITE_COLUMNS = "session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed";
 const writeSql = (replace: boolean) =>
   statement(

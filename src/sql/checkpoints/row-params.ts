@@ -99,20 +99,17 @@ export function refWriteParams(
   ref: RefForm,
   flag: SealedFlag,
 ): unknown[] {
+  const full = writeParams(sessionId, ns, checkpointId, w, data, flag);
+  const [type, bytes, taskPath, sealed] = full.slice(6);
   return [
-    sessionId,
-    ns,
-    checkpointId,
-    w.taskId,
-    w.idx,
-    w.channel,
+    ...full.slice(0, 6),
     ref.type,
-    w.type,
+    type,
     ref.data.data,
-    data.data,
-    w.taskPath,
+    bytes,
+    taskPath,
     flag(ref.data.sealed),
-    flag(data.sealed),
+    sealed,
     sessionId,
     ns,
     ref.channel,
@@ -120,6 +117,14 @@ export function refWriteParams(
     ref.tag,
   ];
 }
+
+/** A pending write's conflict clause, as both engines' statements end: the stored row kept, or replaced. */
+export const onWriteConflict = (replace: boolean) =>
+  `ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
+    replace
+      ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
+      : "NOTHING"
+  }`;
 
 /**
  * A write row turned into a reference (write-refs.ts): its new type and (empty) data, its key, the stored type and

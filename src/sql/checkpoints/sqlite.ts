@@ -3,7 +3,14 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
-import { checkpointParams, refUpdateParams, refWriteParams, valueParams, writeParams } from "./row-params.js";
+import {
+  checkpointParams,
+  onWriteConflict,
+  refUpdateParams,
+  refWriteParams,
+  valueParams,
+  writeParams,
+} from "./row-params.js";
 import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -64,12 +71,6 @@ const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metad
 const flag = (sealed: boolean) => (sealed ? 1 : 0);
 
 const WRITE_COLUMNS = "session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed";
-const onWriteConflict = (replace: boolean) =>
-  `ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
-    replace
-      ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
-      : "NOTHING"
-  }`;
 
 /** SQLite's statement table of checkpoints. */
 export const sqliteCheckpoints: CheckpointStatements = {
