@@ -65,14 +65,16 @@ export function postgresSingleWrites(
               p(r.plan.baseTag, "text"),
             ].join(", ")})`,
         );
-        const at = (alias: string, version: string) =>
-          `SELECT 1 FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = ${alias}.channel
-          AND v.version = ${version}`;
+        // A look-up of one value row by its whole key for each input row (LIMIT keeps it one: an EXISTS here is
+        // planned over every value row of the session, a cost growing with the thread).
+        const at = (alias: string, version: string, tag = "") =>
+          `LEFT JOIN LATERAL (SELECT true AS found FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${ns}
+          AND v.channel = i.channel AND v.version = ${version}${tag} LIMIT 1) ${alias} ON true`;
         ctes.push(
           `inp(channel, version, tag, type, base, prefix, data, depth, chain, sealed, base_tag) AS (VALUES ${tuples.join(", ")})`,
           // A delta whose base row (with the tag the writer knows) is gone, of a version not stored yet.
-          `lost AS (SELECT 1 FROM inp i WHERE i.base IS NOT NULL AND NOT EXISTS (${at("i", "i.base")} AND v.tag = i.base_tag)
-            AND NOT EXISTS (${at("i", "i.version")}))`,
+          `lost AS (SELECT 1 FROM inp i ${at("b", "i.base", " AND v.tag = i.base_tag")} ${at("s", "i.version")}
+            WHERE i.base IS NOT NULL AND b.found IS NULL AND s.found IS NULL)`,
           `vals AS (INSERT INTO ${values} (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
             SELECT ${session}, ${ns}, i.channel, i.version, i.tag, i.type, i.base, i.prefix, i.data, i.depth, i.chain, i.sealed
             FROM inp i WHERE (SELECT go FROM gv) AND NOT EXISTS (SELECT 1 FROM lost)
@@ -152,9 +154,11 @@ export function postgresSingleWrites(
         FROM (VALUES ${tuples.join(", ")})
           AS w(task_id, idx, channel, type, data, task_path, sealed, ref_channel, ref_version, ref_tag, ref_type,
             ref_data, ref_sealed)
-        CROSS JOIN LATERAL (SELECT w.ref_channel IS NOT NULL AND EXISTS (SELECT 1 FROM ${values} v
-          WHERE v.session_id = ${session} AND v.ns = ${space} AND v.channel = w.ref_channel
-            AND v.version = w.ref_version AND v.tag = w.ref_tag) AS ok) r
+        -- A look-up of the value row by its whole key for each write (LIMIT keeps it one: a join or an EXISTS
+        -- here is planned over every value row of the session).
+        LEFT JOIN LATERAL (SELECT true AS ok FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${space}
+          AND v.channel = w.ref_channel AND v.version = w.ref_version AND v.tag = w.ref_tag LIMIT 1) f ON true
+        CROSS JOIN LATERAL (SELECT f.ok IS NOT NULL AS ok) r
         WHERE (SELECT go FROM gv)
         ${onWriteConflict(replace)}
         RETURNING 1)`;
