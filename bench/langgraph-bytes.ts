@@ -4,7 +4,8 @@
  * a reply a turn) run for one thread, then every table and index of the store listed with its bytes on disk (SQLite:
  * `dbstat`; Postgres: the relation, its TOAST and its indexes), each minus its size in the empty schema, summed as
  * the checkpoint tables (with their indexes) and recall's copy (the session's messages, their search index and the
- * rest), and, for the checkpoint tables, the rows and the payload bytes of each column. Env: LG_BYTES_MESSAGES
+ * rest), and, for the checkpoint tables, the rows and the payload bytes of each column, and how many pending writes
+ * are kept as a reference to a value (src/sql/checkpoints/write-refs.ts). Env: LG_BYTES_MESSAGES
  * (default 1000), LG_BYTES_WORDS (default 50),
  * LG_BYTES_ENGINES (sqlite,postgres).
  * Run: npm run bench:script bench/langgraph-bytes.ts
@@ -129,7 +130,9 @@ function columns(
         fmtNum(cols.reduce((s, c) => s + Number(row[c]), 0) / raw),
       ]);
     }
-    return mdTable(["table", "rows", "column payloads", "× raw"], out);
+    // Pending writes kept as a reference to a stored value (src/sql/checkpoints/write-refs.ts).
+    const refs = await get("SELECT count(*) AS n FROM agent_checkpoint_writes WHERE type LIKE '%|s1'");
+    return `${mdTable(["table", "rows", "column payloads", "× raw"], out)}\n\nPending writes kept as a reference to a value: ${refs.n}.`;
   };
 }
 

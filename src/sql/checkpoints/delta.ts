@@ -151,4 +151,11 @@ export class ValueCache {
     // The oldest entry goes first (a Map keeps insertion order).
     if (this.values.size > this.limit) this.values.delete(this.values.keys().next().value as string);
   }
+
+  /** The channels this process knows a value of in a session's namespace, with the value. */
+  *channels(sessionId: string, ns: string): Generator<[string, KnownValue]> {
+    const head = `${JSON.stringify([sessionId, ns]).slice(0, -1)},`;
+    for (const [key, value] of this.values)
+      if (key.startsWith(head)) yield [(JSON.parse(key) as string[])[2] as string, value];
+  }
 }

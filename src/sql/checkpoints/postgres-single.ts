@@ -9,8 +9,10 @@
 import type { StoredWrite } from "../../contract/checkpoints.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { prepared, type Statement } from "../program.js";
+import { onWriteConflict } from "./row-params.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
+import type { RefForm } from "./write-refs.js";
 
 // Parameters numbered as they are pushed.
 function numbered(): { params: unknown[]; p: (value: unknown, cast: string) => string } {
@@ -41,7 +43,7 @@ export function postgresSingleWrites(
     ]);
   };
   return {
-    putAll: (c, data, metadata, rows, guard) => {
+    putAll: (c, data, metadata, rows, refs, guard) => {
       const { params, p } = numbered();
       const session = p(c.sessionId, "text");
       const ns = p(c.ns, "text");
@@ -63,19 +65,48 @@ export function postgresSingleWrites(
               p(r.plan.baseTag, "text"),
             ].join(", ")})`,
         );
-        const at = (alias: string, version: string) =>
-          `SELECT 1 FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = ${alias}.channel
-          AND v.version = ${version}`;
+        // A look-up of one value row by its whole key for each input row (LIMIT keeps it one: an EXISTS here is
+        // planned over every value row of the session, a cost growing with the thread).
+        const at = (alias: string, version: string, tag = "") =>
+          `LEFT JOIN LATERAL (SELECT true AS found FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${ns}
+          AND v.channel = i.channel AND v.version = ${version}${tag} LIMIT 1) ${alias} ON true`;
         ctes.push(
           `inp(channel, version, tag, type, base, prefix, data, depth, chain, sealed, base_tag) AS (VALUES ${tuples.join(", ")})`,
           // A delta whose base row (with the tag the writer knows) is gone, of a version not stored yet.
-          `lost AS (SELECT 1 FROM inp i WHERE i.base IS NOT NULL AND NOT EXISTS (${at("i", "i.base")} AND v.tag = i.base_tag)
-            AND NOT EXISTS (${at("i", "i.version")}))`,
+          `lost AS (SELECT 1 FROM inp i ${at("b", "i.base", " AND v.tag = i.base_tag")} ${at("s", "i.version")}
+            WHERE i.base IS NOT NULL AND b.found IS NULL AND s.found IS NULL)`,
           `vals AS (INSERT INTO ${values} (session_id, ns, channel, version, tag, type, base, prefix, data, depth, chain, sealed)
             SELECT ${session}, ${ns}, i.channel, i.version, i.tag, i.type, i.base, i.prefix, i.data, i.depth, i.chain, i.sealed
             FROM inp i WHERE (SELECT go FROM gv) AND NOT EXISTS (SELECT 1 FROM lost)
-            ON CONFLICT DO NOTHING RETURNING 1)`,
+            ON CONFLICT DO NOTHING RETURNING channel, version, tag)`,
         );
+        if (refs.length > 0) {
+          // The parent's writes this put's values hold, turned into references to the value rows it inserted
+          // (write-refs.ts), while they hold what this process stored.
+          const list = refs.map(
+            (u) =>
+              `(${[
+                p(u.checkpointId, "text"),
+                p(u.taskId, "text"),
+                p(u.idx, "integer"),
+                p(u.storedType, "text"),
+                p(u.storedData, "bytea"),
+                p(u.type, "text"),
+                p(u.channel, "text"),
+                p(u.version, "text"),
+                p(u.tag, "text"),
+              ].join(", ")})`,
+          );
+          ctes.push(
+            `wref AS (UPDATE ${writes} w SET type = u.type, data = ''::bytea, sealed = false
+              FROM (VALUES ${list.join(", ")}) AS u(checkpoint_id, task_id, idx, stored_type, stored_data, type, channel,
+                version, tag)
+              WHERE w.session_id = ${session} AND w.ns = ${ns} AND w.checkpoint_id = u.checkpoint_id
+                AND w.task_id = u.task_id AND w.idx = u.idx AND w.type = u.stored_type AND w.data = u.stored_data
+                AND EXISTS (SELECT 1 FROM vals v WHERE v.channel = u.channel AND v.version = u.version AND v.tag = u.tag)
+              RETURNING 1)`,
+          );
+        }
       }
       const whole = rows.length > 0 ? " AND NOT EXISTS (SELECT 1 FROM lost)" : "";
       ctes.push(
@@ -98,7 +129,7 @@ export function postgresSingleWrites(
       const space = p(ns, "text");
       const checkpoint = p(checkpointId, "text");
       const tuples = list.map(
-        ({ w, data }: { w: StoredWrite; data: StoredBytes }) =>
+        ({ w, data, ref }: { w: StoredWrite; data: StoredBytes; ref?: RefForm | undefined }) =>
           `(${[
             p(w.taskId, "text"),
             p(w.idx, "integer"),
@@ -107,16 +138,29 @@ export function postgresSingleWrites(
             p(data.data, "bytea"),
             p(w.taskPath, "text"),
             p(data.sealed, "boolean"),
+            p(ref?.channel ?? null, "text"),
+            p(ref?.version ?? null, "text"),
+            p(ref?.tag ?? null, "text"),
+            p(ref?.type ?? null, "text"),
+            p(ref?.data.data ?? null, "bytea"),
+            p(ref?.data.sealed ?? null, "boolean"),
           ].join(", ")})`,
       );
-      const onConflict = replace
-        ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
-        : "NOTHING";
+      // A write with a reference form (write-refs.ts) takes it while its value row is there with the writer's tag.
+      const pick = (column: string) => `CASE WHEN r.ok THEN w.ref_${column} ELSE w.${column} END`;
       const body = `ins AS (INSERT INTO ${writes} (${WRITE_COLUMNS})
-        SELECT ${session}, ${space}, ${checkpoint}, w.task_id, w.idx, w.channel, w.type, w.data, w.task_path, w.sealed
-        FROM (VALUES ${tuples.join(", ")}) AS w(task_id, idx, channel, type, data, task_path, sealed)
+        SELECT ${session}, ${space}, ${checkpoint}, w.task_id, w.idx, w.channel, ${pick("type")}, ${pick("data")},
+          w.task_path, ${pick("sealed")}
+        FROM (VALUES ${tuples.join(", ")})
+          AS w(task_id, idx, channel, type, data, task_path, sealed, ref_channel, ref_version, ref_tag, ref_type,
+            ref_data, ref_sealed)
+        -- A look-up of the value row by its whole key for each write (LIMIT keeps it one: a join or an EXISTS
+        -- here is planned over every value row of the session).
+        LEFT JOIN LATERAL (SELECT true AS ok FROM ${values} v WHERE v.session_id = ${session} AND v.ns = ${space}
+          AND v.channel = w.ref_channel AND v.version = w.ref_version AND v.tag = w.ref_tag LIMIT 1) f ON true
+        CROSS JOIN LATERAL (SELECT f.ok IS NOT NULL AS ok) r
         WHERE (SELECT go FROM gv)
-        ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${onConflict}
+        ${onWriteConflict(replace)}
         RETURNING 1)`;
       return finish(body, params, guard, "");
     },

@@ -6,7 +6,14 @@
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
 import { postgresSingleWrites } from "./postgres-single.js";
-import { checkpointParams, valueParams, writeParams } from "./row-params.js";
+import {
+  checkpointParams,
+  onWriteConflict,
+  refUpdateParams,
+  refWriteParams,
+  valueParams,
+  writeParams,
+} from "./row-params.js";
 import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -80,19 +87,33 @@ const putValueSql = statement(
       WHERE session_id = $1 AND ns = $2 AND channel = $3 AND version = $7 AND tag = $13)
     ON CONFLICT DO NOTHING RETURNING 1 AS put`,
 );
+const WRITE_COLUMNS = "session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed";
 const writeSql = (replace: boolean) =>
   statement(
-    (t) => `INSERT INTO ${names(t).writes}
-      (session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-    ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
-      replace
-        ? "UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, data = EXCLUDED.data, task_path = EXCLUDED.task_path, sealed = EXCLUDED.sealed"
-        : "NOTHING"
-    }`,
+    (t) => `INSERT INTO ${names(t).writes} (${WRITE_COLUMNS})
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ${onWriteConflict(replace)}`,
   );
+// The reference form while its value row is there with the tag the writer knows (write-refs.ts).
+const refWriteSql = (replace: boolean) =>
+  statement(
+    (t) => `INSERT INTO ${names(t).writes} (${WRITE_COLUMNS})
+    SELECT $1, $2, $3, $4, $5, $6, CASE WHEN r.ok THEN $7 ELSE $8 END, CASE WHEN r.ok THEN $9::bytea ELSE $10::bytea END,
+      $11, CASE WHEN r.ok THEN $12::boolean ELSE $13::boolean END
+    FROM (SELECT EXISTS (SELECT 1 FROM ${names(t).values}
+      WHERE session_id = $14 AND ns = $15 AND channel = $16 AND version = $17 AND tag = $18) AS ok) r
+    ${onWriteConflict(replace)}`,
+  );
+// A write row turned into a reference while it holds what this process stored (write-refs.ts).
+const refUpdateSql = statement(
+  (t) => `UPDATE ${names(t).writes} SET type = $1, data = $2, sealed = false
+    WHERE session_id = $3 AND ns = $4 AND checkpoint_id = $5 AND task_id = $6 AND idx = $7 AND type = $8 AND data = $9
+      AND EXISTS (SELECT 1 FROM ${names(t).values}
+        WHERE session_id = $10 AND ns = $11 AND channel = $12 AND version = $13 AND tag = $14)`,
+);
 const replaceWriteSql = writeSql(true);
 const keepWriteSql = writeSql(false);
+const replaceRefWriteSql = refWriteSql(true);
+const keepRefWriteSql = refWriteSql(false);
 const latestSql = statement(
   (t) => `SELECT ${COLUMNS} FROM ${names(t).cps} WHERE session_id = $1 AND ns = $2 ORDER BY id DESC LIMIT 1`,
 );
@@ -139,11 +160,17 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
       command(putCheckpointSql(t), checkpointParams(c, data, metadata, sealedFlag)),
     putValue: (sessionId, ns, v, plan, data) =>
       query(putValueSql(t), [...valueParams(sessionId, ns, v, plan, data, sealedFlag), plan.baseTag]),
-    putWrite: (sessionId, ns, checkpointId, w, data, replace) =>
-      command(
-        (replace ? replaceWriteSql : keepWriteSql)(t),
-        writeParams(sessionId, ns, checkpointId, w, data, sealedFlag),
-      ),
+    putWrite: (sessionId, ns, checkpointId, w, data, replace, ref) =>
+      ref
+        ? command(
+            (replace ? replaceRefWriteSql : keepRefWriteSql)(t),
+            refWriteParams(sessionId, ns, checkpointId, w, data, ref, sealedFlag),
+          )
+        : command(
+            (replace ? replaceWriteSql : keepWriteSql)(t),
+            writeParams(sessionId, ns, checkpointId, w, data, sealedFlag),
+          ),
+    refWrite: (sessionId, ns, u) => command(refUpdateSql(t), refUpdateParams(sessionId, ns, u)),
     checkpoint: (sessionId, ns, id) =>
       id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
     page: (q) => pageStatement(t, q),

@@ -6,10 +6,12 @@ import type { CheckpointRead } from "../../contract/checkpoints.js";
 import { SessionError } from "../../errors.js";
 import { utf8Decode } from "../../runtime/bytes.js";
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
-import type { Row } from "../program.js";
+import type { Program, Row } from "../program.js";
 import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
+import type { CheckpointStatements } from "./statements.js";
+import { parseRef, resolve } from "./write-refs.js";
 
 /** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
 export interface Found {
@@ -59,6 +61,23 @@ export function openReads(
     chains.set(g, byChannel);
     built.set(g, new Map());
   }
+  // A value's bytes, rebuilt once however many checkpoints of the page (or writes: write-refs.ts) name it.
+  const bytesOf = (sessionId: string, ns: string, channel: string, version: string) => {
+    const g = group(sessionId, ns);
+    const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
+    const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
+    memo.set(channel, known);
+    const bytes = known.has(version)
+      ? known.get(version)
+      : rebuild(chains.get(g)?.get(channel) ?? new Map<string, ChainRow>(), version);
+    if (bytes === undefined)
+      throw new SessionError(
+        "STORAGE",
+        `The value of channel "${channel}" of session "${sessionId}" lost its chain`,
+      );
+    known.set(version, bytes);
+    return bytes;
+  };
   return found.rows.map((r) => {
     const sessionId = String(r.session_id);
     const ns = String(r.ns);
@@ -68,19 +87,7 @@ export function openReads(
       const version = String(named);
       const row = chains.get(g)?.get(channel)?.get(version);
       if (!row) return [];
-      // A version several checkpoints of the page name is rebuilt once.
-      const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
-      const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
-      memo.set(channel, known);
-      const bytes = known.has(version)
-        ? known.get(version)
-        : rebuild(chains.get(g)?.get(channel) as Map<string, ChainRow>, version);
-      if (bytes !== undefined) known.set(version, bytes);
-      if (bytes === undefined)
-        throw new SessionError(
-          "STORAGE",
-          `The value of channel "${channel}" of session "${sessionId}" lost its chain`,
-        );
+      const bytes = bytesOf(sessionId, ns, channel, version);
       if (cache && bytes !== null)
         cache.set(sessionId, ns, channel, {
           version,
@@ -91,16 +98,20 @@ export function openReads(
         });
       return [{ channel, version, type: row.type, data: bytes }];
     });
-    const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => ({
-      taskId: String(w.task_id),
-      idx: Number(w.idx),
-      channel: String(w.channel),
-      taskPath: String(w.task_path ?? ""),
-      ...unpack(
-        String(w.type),
-        openedBytes(keys, sessionId, rowId("w", ns, id, String(w.task_id), Number(w.idx)), w),
-      ),
-    }));
+    const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => {
+      const ref = parseRef(String(w.type));
+      const at = { taskId: String(w.task_id), idx: Number(w.idx), channel: String(w.channel) };
+      const taskPath = String(w.task_path ?? "");
+      if (ref) {
+        const value = bytesOf(sessionId, ns, ref.channel, ref.version);
+        const data = value === null ? null : resolve(ref, value);
+        if (data === null)
+          throw new SessionError("STORAGE", `A pending write of session "${sessionId}" lost its value`);
+        return { ...at, taskPath, type: ref.type, data };
+      }
+      const opened = openedBytes(keys, sessionId, rowId("w", ns, id, at.taskId, at.idx), w);
+      return { ...at, taskPath, ...unpack(String(w.type), opened) };
+    });
     const data = unpack(String(r.type), openedBytes(keys, sessionId, rowId("c", ns, id), r));
     const metadata = unpack(
       String(r.metadata_type),
@@ -126,4 +137,37 @@ export function openReads(
 export function versionsOf(row: Row): Record<string, string | number> {
   const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
   return JSON.parse(text) as Record<string, string | number>;
+}
+
+// The values and writes of the checkpoint rows found: one chain read and one writes read per session and namespace.
+export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
+  type Group = { sessionId: string; ns: string; ids: string[]; wanted: Map<string, [string, string]> };
+  const groups = new Map<string, Group>();
+  for (const r of rows) {
+    const sessionId = String(r.session_id);
+    const ns = String(r.ns);
+    const g = group(sessionId, ns);
+    const at: Group = groups.get(g) ?? { sessionId, ns, ids: [], wanted: new Map() };
+    groups.set(g, at);
+    at.ids.push(String(r.id));
+    for (const [channel, named] of Object.entries(versionsOf(r))) {
+      const version = String(named);
+      at.wanted.set(JSON.stringify([channel, version]), [channel, version]);
+    }
+  }
+  const chains = new Map<string, Row[]>();
+  const writes = new Map<string, Row[]>();
+  for (const [g, at] of groups) {
+    // The writes first: the values a write refers to (write-refs.ts) join the chain read.
+    for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
+      const key = JSON.stringify([at.sessionId, at.ns, String(w.checkpoint_id)]);
+      const list = writes.get(key);
+      if (list) list.push(w);
+      else writes.set(key, [w]);
+      const ref = parseRef(String(w.type));
+      if (ref) at.wanted.set(JSON.stringify([ref.channel, ref.version]), [ref.channel, ref.version]);
+    }
+    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
+  }
+  return { rows, chains, writes };
 }

@@ -5,7 +5,10 @@
  */
 import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.js";
 import type { ValuePlan } from "./delta.js";
+import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
+import type { RefForm } from "./write-refs.js";
+import { NO_BYTES } from "./write-refs.js";
 
 /** How an engine stores a row's sealed flag. */
 export type SealedFlag = (sealed: boolean) => unknown;
@@ -79,5 +82,69 @@ export function writeParams(
     data.data,
     w.taskPath,
     flag(data.sealed),
+  ];
+}
+
+/**
+ * A pending write's values when it may go as a reference (write-refs.ts): session_id, ns, checkpoint_id, task_id,
+ * idx, channel, then type, data and sealed each as (reference form, full form) around task_path, then the value row
+ * the reference needs: session_id, ns, channel, version, tag.
+ */
+export function refWriteParams(
+  sessionId: string,
+  ns: string,
+  checkpointId: string,
+  w: StoredWrite,
+  data: StoredBytes,
+  ref: RefForm,
+  flag: SealedFlag,
+): unknown[] {
+  const full = writeParams(sessionId, ns, checkpointId, w, data, flag);
+  const [type, bytes, taskPath, sealed] = full.slice(6);
+  return [
+    ...full.slice(0, 6),
+    ref.type,
+    type,
+    ref.data.data,
+    bytes,
+    taskPath,
+    flag(ref.data.sealed),
+    sealed,
+    sessionId,
+    ns,
+    ref.channel,
+    ref.version,
+    ref.tag,
+  ];
+}
+
+/** A pending write's conflict clause, as both engines' statements end: the stored row kept, or replaced. */
+export const onWriteConflict = (replace: boolean) =>
+  `ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
+    replace
+      ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
+      : "NOTHING"
+  }`;
+
+/**
+ * A write row turned into a reference (write-refs.ts): its new type and (empty) data, its key, the stored type and
+ * data it must still hold, then the value row the reference needs: session_id, ns, channel, version, tag.
+ */
+export function refUpdateParams(sessionId: string, ns: string, u: RefUpdate): unknown[] {
+  return [
+    u.type,
+    NO_BYTES,
+    sessionId,
+    ns,
+    u.checkpointId,
+    u.taskId,
+    u.idx,
+    u.storedType,
+    u.storedData,
+    sessionId,
+    ns,
+    u.channel,
+    u.version,
+    u.tag,
   ];
 }

@@ -3,7 +3,14 @@
  * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
-import { checkpointParams, valueParams, writeParams } from "./row-params.js";
+import {
+  checkpointParams,
+  onWriteConflict,
+  refUpdateParams,
+  refWriteParams,
+  valueParams,
+  writeParams,
+} from "./row-params.js";
 import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
@@ -63,6 +70,8 @@ const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metad
 
 const flag = (sealed: boolean) => (sealed ? 1 : 0);
 
+const WRITE_COLUMNS = "session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed";
+
 /** SQLite's statement table of checkpoints. */
 export const sqliteCheckpoints: CheckpointStatements = {
   putCheckpoint: (c, data, metadata) =>
@@ -91,17 +100,30 @@ export const sqliteCheckpoints: CheckpointStatements = {
         plan.baseTag,
       ],
     ),
-  putWrite: (sessionId, ns, checkpointId, w, data, replace) =>
+  putWrite: (sessionId, ns, checkpointId, w, data, replace, ref) =>
+    ref
+      ? command(
+          // The reference form while its value row is there with the tag the writer knows (write-refs.ts).
+          `INSERT INTO agent_checkpoint_writes (${WRITE_COLUMNS})
+          SELECT ?, ?, ?, ?, ?, ?, CASE WHEN r.ok THEN ? ELSE ? END, CASE WHEN r.ok THEN ? ELSE ? END, ?,
+            CASE WHEN r.ok THEN ? ELSE ? END
+          FROM (SELECT EXISTS (SELECT 1 FROM agent_checkpoint_values
+            WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?) AS ok) r
+          WHERE true ${onWriteConflict(replace)}`,
+          refWriteParams(sessionId, ns, checkpointId, w, data, ref, flag),
+        )
+      : command(
+          `INSERT INTO agent_checkpoint_writes (${WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ${onWriteConflict(replace)}`,
+          writeParams(sessionId, ns, checkpointId, w, data, flag),
+        ),
+  refWrite: (sessionId, ns, u) =>
     command(
-      `INSERT INTO agent_checkpoint_writes
-        (session_id, ns, checkpoint_id, task_id, idx, channel, type, data, task_path, sealed)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (session_id, ns, checkpoint_id, task_id, idx) DO ${
-        replace
-          ? "UPDATE SET channel = excluded.channel, type = excluded.type, data = excluded.data, task_path = excluded.task_path, sealed = excluded.sealed"
-          : "NOTHING"
-      }`,
-      writeParams(sessionId, ns, checkpointId, w, data, flag),
+      `UPDATE agent_checkpoint_writes SET type = ?, data = ?, sealed = 0
+      WHERE session_id = ? AND ns = ? AND checkpoint_id = ? AND task_id = ? AND idx = ? AND type = ? AND data = ?
+        AND EXISTS (SELECT 1 FROM agent_checkpoint_values
+          WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)`,
+      refUpdateParams(sessionId, ns, u),
     ),
   checkpoint: (sessionId, ns, id) =>
     id === null

@@ -1,7 +1,8 @@
 /**
  * A LangGraph thread's rows written straight through a store's checkpoint tables (contract/checkpoints.ts), so the
  * privacy suites reach them without LangGraph: a checkpoint, a channel value at two versions (the second stored as
- * a delta of the first, `text` in both the shared prefix and the suffix), and a pending write, each holding `text`.
+ * a delta of the first, `text` in both the shared prefix and the suffix), and two pending writes, each holding `text`
+ * (the second a copy of the value, which a store may keep as a reference to it).
  */
 import { type CheckpointCapableStore, hasCheckpoints } from "../../contract/checkpoints.js";
 import type { SessionStore } from "../../contract/store.js";
@@ -50,7 +51,18 @@ export async function writeCheckpoints(
     sessionId,
     "",
     `${id}1`,
-    [{ taskId: "t", idx: 0, channel: "messages", type: "json", data: bytes(text), taskPath: "" }],
+    [
+      { taskId: "t", idx: 0, channel: "messages", type: "json", data: bytes(text), taskPath: "" },
+      // Held by the value at version 2: stored as a reference to it (sql/checkpoints/write-refs.ts).
+      {
+        taskId: "t",
+        idx: 1,
+        channel: "messages",
+        type: "json",
+        data: bytes(messages.slice(0, 4)),
+        taskPath: "",
+      },
+    ],
     false,
   );
 }
