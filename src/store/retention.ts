@@ -57,7 +57,7 @@ export interface SweepSelection {
   examined: number;
   /** The selected sessions, newest activity first. */
   candidates: SessionInfo[];
-  /** The policy's `keepNewestPerOwner` (0: none), re-checked before each erasure (see eraseSelected). */
+  /** The policy's `keepNewestPerOwner` (0: none), re-checked by each erasure (see eraseSelected). */
   keepNewestPerOwner?: number | undefined;
 }
 
@@ -197,20 +197,15 @@ export async function selectForSweep(
   return { cutoff, examined: rows.length, candidates, keepNewestPerOwner: keep };
 }
 
-/** Options of eraseSelected: `registry`, the one the selection was read from, re-checks each owner's newest. */
-export type EraseOptions = Pick<SweepOptions, "batchSize" | "onProgress"> & {
-  registry?: SessionRegistry | undefined;
-};
-
 /**
- * Erases the sessions of a selection in batches, each under the condition it was selected by. With `registry`, an
- * owned candidate that is now among its owner's newest (another sweeper or a caller erased a newer one, a write
- * moved it up) is skipped: read just before its erasure, so two sweepers cannot keep different newest sessions.
+ * Erases the sessions of a selection in batches, each under the condition it was selected by, the owner's newest
+ * included: a candidate that became one of them since (a newer one erased by a caller or another policy's sweep, a
+ * write that moved it up) is skipped, as the store checks it in the erasing transaction.
  */
 export async function eraseSelected(
   selection: SweepSelection,
   erase: ConditionalErase,
-  options: EraseOptions = {},
+  options: Pick<SweepOptions, "batchSize" | "onProgress"> = {},
 ): Promise<SweepReport> {
   const batchSize = parseBatchSize(options.batchSize);
   const { cutoff, examined } = selection;
@@ -222,15 +217,16 @@ export async function eraseSelected(
     skipped: 0,
     erased: emptyReceipt(),
   };
-  const condition: ErasureCondition = { inactiveBefore: cutoff, unpinned: true, skipLocked: true };
+  const condition: ErasureCondition = {
+    inactiveBefore: cutoff,
+    unpinned: true,
+    skipLocked: true,
+    ...(keep > 0 ? { keepNewest: keep } : {}),
+  };
   const rows = selection.candidates;
   for (let at = 0; at < rows.length; at += batchSize) {
-    for (const { id, owner } of rows.slice(at, at + batchSize)) {
-      const kept =
-        options.registry && owner !== undefined && keep > 0
-          ? await ownersNewest(options.registry, [owner], keep)
-          : undefined;
-      const counts = kept?.has(id) ? null : await erase(id, condition);
+    for (const { id } of rows.slice(at, at + batchSize)) {
+      const counts = await erase(id, condition);
       if (!counts) {
         report.skipped++;
         continue;
@@ -255,5 +251,5 @@ export async function sweep(
   options: SweepOptions = {},
 ): Promise<SweepReport> {
   parseBatchSize(options.batchSize); // a bad batch size fails before the registry is read
-  return eraseSelected(await selectForSweep(registry, policy, options), erase, { ...options, registry });
+  return eraseSelected(await selectForSweep(registry, policy, options), erase, options);
 }

@@ -73,7 +73,6 @@ export const prune: Command = {
       let shown = 0;
       try {
         report = await eraseSelected(selection, erase, {
-          registry: store.registry,
           onProgress: ({ done }) => {
             bar.increment(done - shown);
             shown = done;

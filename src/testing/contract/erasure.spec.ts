@@ -137,9 +137,7 @@ export function erasureSpec({ describe, test }: Suite, target: ContractTarget): 
         await manager.erase(k3);
         const { registry } = store;
         assert.ok(registry.erase, "a store with a registry can erase");
-        const report = await eraseSelected(selection, recordEraser(registry.erase.bind(registry)), {
-          registry,
-        });
+        const report = await eraseSelected(selection, recordEraser(registry.erase.bind(registry)));
         assert.deepEqual(report.erased.sessionIds, [k1]);
         assert.equal(report.skipped, 1);
         assert.deepEqual(

@@ -112,7 +112,7 @@ async function prune(manager: SessionManager): Promise<unknown> {
   if (typeof registry.erase !== "function")
     throw new Error("the registry has no erase: the CLI cannot prune");
   const selection = await selectForSweep(registry, { maxAgeMs: 1 });
-  return eraseSelected(selection, recordEraser(registry.erase.bind(registry)), { registry });
+  return eraseSelected(selection, recordEraser(registry.erase.bind(registry)));
 }
 
 /** The store's vector channel, if it was opened with an embedder. */
