@@ -166,6 +166,12 @@ export interface ErasureCondition {
   /** Erase only when the session is not pinned. */
   unpinned?: boolean;
   /**
+   * Erase only when the session is not among its owner's `keepNewest` newest (by last activity, ties by write
+   * order, as `list({ owner })` orders them), read in the erasing transaction; a session without an owner is not
+   * counted. A retention sweep's `keepNewestPerOwner`: sweepers and writers racing it cannot make it erase one.
+   */
+  keepNewest?: number;
+  /**
    * Postgres: skip a session whose registry row another transaction holds (`FOR UPDATE SKIP LOCKED`) rather than
    * wait for it: a concurrent sweeper is erasing it.
    */

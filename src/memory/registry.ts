@@ -83,11 +83,7 @@ export class MemorySessionRegistry extends StoreRegistry {
       owner === undefined
         ? [...this.rows.values()]
         : [...this.ownedIds(owner)].flatMap((id) => this.rows.get(id) ?? []);
-    const sorted = rows.sort(
-      (a, b) =>
-        (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
-        b.activity - a.activity,
-    );
+    const sorted = rows.sort(byRecent);
     const offset = options.offset ?? 0;
     const end = options.limit === undefined ? undefined : offset + options.limit;
     return sorted.slice(offset, end).map((row) => ({ ...row.info }));
@@ -106,6 +102,16 @@ export class MemorySessionRegistry extends StoreRegistry {
       const row = this.rows.get(id);
       if (wanted(row)) yield { ...row.info };
     }
+  }
+
+  /** Whether the row is among its owner's `n` newest, in list({ owner })'s order (only the owner's rows are read). */
+  private amongNewest(info: SessionInfo, n: number | undefined): boolean {
+    if (!n || info.owner === undefined || info.owner === null) return false;
+    const owned = [...this.ownedIds(info.owner)].flatMap((id) => this.rows.get(id) ?? []);
+    return owned
+      .sort(byRecent)
+      .slice(0, n)
+      .some((row) => row.info.id === info.id);
   }
 
   /** @internal the ids of the sessions registered with `owner` (a search's owner scope): no other row is read. */
@@ -199,6 +205,7 @@ export class MemorySessionRegistry extends StoreRegistry {
     const row = this.rows.get(id);
     const data = this.store.sessionData(id, false);
     if (!meetsCondition(row?.info, condition)) return null;
+    if (row && this.amongNewest(row.info, condition.keepNewest)) return null;
     const counts = noCounts();
     counts.sessions = row ? 1 : 0;
     counts.messages = data?.rows.size ?? 0;
@@ -223,6 +230,14 @@ export class MemorySessionRegistry extends StoreRegistry {
     else delete row.info.pinned;
     return { ...row.info };
   }
+}
+
+/** The registry's order: last activity first, ties by write order. */
+function byRecent(a: Row, b: Row): number {
+  return (
+    (a.info.updated_at < b.info.updated_at ? 1 : a.info.updated_at > b.info.updated_at ? -1 : 0) ||
+    b.activity - a.activity
+  );
 }
 
 /** Adds checked usage to a row's counters; before any counter changes, a refused addition throws. */

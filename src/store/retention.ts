@@ -57,6 +57,8 @@ export interface SweepSelection {
   examined: number;
   /** The selected sessions, newest activity first. */
   candidates: SessionInfo[];
+  /** The policy's `keepNewestPerOwner` (0: none), re-checked by each erasure (see eraseSelected). */
+  keepNewestPerOwner?: number | undefined;
 }
 
 /** What a sweep did. */
@@ -120,30 +122,58 @@ function parseBatchSize(size: unknown): number {
   return parseInput(sweepBatch, size, { path: "batchSize" }) ?? 100;
 }
 
-/** The sessions a policy selects among `rows` (inactive before `cutoff`, unpinned, not an owner's newest). */
+/**
+ * The sessions a policy selects among `rows` (inactive before `cutoff`, unpinned, not an owner's newest). `kept`: the
+ * owners' newest as the registry orders them (see ownersNewest); without it they are taken from `rows` by
+ * `updated_at`, ties in row order.
+ */
 export function selectExpired(
   rows: readonly SessionInfo[],
   policy: RetentionPolicy,
   cutoff: string,
+  kept: ReadonlySet<string> = newestAmong(rows, policy.keepNewestPerOwner ?? 0),
 ): string[] {
-  const kept = new Set<string>();
-  const keep = policy.keepNewestPerOwner ?? 0;
-  if (keep > 0) {
-    const byOwner = new Map<string, SessionInfo[]>();
-    for (const row of rows) {
-      if (row.owner === undefined) continue;
-      const list = byOwner.get(row.owner) ?? [];
-      list.push(row);
-      byOwner.set(row.owner, list);
-    }
-    for (const list of byOwner.values()) {
-      list.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
-      for (const row of list.slice(0, keep)) kept.add(row.id);
-    }
-  }
   return rows
     .filter((row) => row.updated_at < cutoff && !row.pinned && !kept.has(row.id))
     .map((row) => row.id);
+}
+
+function newestAmong(rows: readonly SessionInfo[], keep: number): Set<string> {
+  const kept = new Set<string>();
+  if (keep === 0) return kept;
+  const byOwner = new Map<string, SessionInfo[]>();
+  for (const row of rows) {
+    if (row.owner === undefined) continue;
+    const list = byOwner.get(row.owner) ?? [];
+    list.push(row);
+    byOwner.set(row.owner, list);
+  }
+  for (const list of byOwner.values()) {
+    list.sort(byActivity);
+    for (const row of list.slice(0, keep)) kept.add(row.id);
+  }
+  return kept;
+}
+
+const byActivity = (a: SessionInfo, b: SessionInfo) =>
+  a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0;
+
+/**
+ * Each owner's newest `keep` sessions as the registry lists them now: by last activity, ties by write order (the
+ * order every sweeper and `list()` agree on; a scan's order, by id, would keep an arbitrary one of sessions active
+ * in the same millisecond, and a pinned older one could take the slot of the newest). One indexed page per owner.
+ */
+async function ownersNewest(
+  registry: SessionRegistry,
+  owners: Iterable<string>,
+  keep: number,
+): Promise<Set<string>> {
+  const kept = new Set<string>();
+  if (keep === 0) return kept;
+  for (const owner of owners) {
+    for (const row of await registry.list({ owner, limit: keep })) kept.add(row.id);
+  }
+  return kept;
 }
 
 /** Reads the registry and selects what `policy` would erase; erases nothing (a dry run, or a sweep's first half). */
@@ -160,14 +190,18 @@ export async function selectForSweep(
   for await (const row of registry.scan({ pageSize: 500 })) {
     if (owner === undefined || row.owner === owner) rows.push(row);
   }
-  const selected = new Set(selectExpired(rows, policy, cutoff));
-  const candidates = rows
-    .filter((row) => selected.has(row.id))
-    .sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
-  return { cutoff, examined: rows.length, candidates };
+  const keep = policy.keepNewestPerOwner ?? 0;
+  const owners = new Set(rows.flatMap((row) => (row.owner === undefined ? [] : [row.owner])));
+  const selected = new Set(selectExpired(rows, policy, cutoff, await ownersNewest(registry, owners, keep)));
+  const candidates = rows.filter((row) => selected.has(row.id)).sort(byActivity);
+  return { cutoff, examined: rows.length, candidates, keepNewestPerOwner: keep };
 }
 
-/** Erases the sessions of a selection in batches, each under the condition it was selected by. */
+/**
+ * Erases the sessions of a selection in batches, each under the condition it was selected by, the owner's newest
+ * included: a candidate that became one of them since (a newer one erased by a caller or another policy's sweep, a
+ * write that moved it up) is skipped, as the store checks it in the erasing transaction.
+ */
 export async function eraseSelected(
   selection: SweepSelection,
   erase: ConditionalErase,
@@ -175,17 +209,23 @@ export async function eraseSelected(
 ): Promise<SweepReport> {
   const batchSize = parseBatchSize(options.batchSize);
   const { cutoff, examined } = selection;
-  const ids = selection.candidates.map((row) => row.id);
+  const keep = selection.keepNewestPerOwner ?? 0;
   const report: SweepReport = {
     cutoff,
     examined,
-    candidates: ids.length,
+    candidates: selection.candidates.length,
     skipped: 0,
     erased: emptyReceipt(),
   };
-  const condition: ErasureCondition = { inactiveBefore: cutoff, unpinned: true, skipLocked: true };
-  for (let at = 0; at < ids.length; at += batchSize) {
-    for (const id of ids.slice(at, at + batchSize)) {
+  const condition: ErasureCondition = {
+    inactiveBefore: cutoff,
+    unpinned: true,
+    skipLocked: true,
+    ...(keep > 0 ? { keepNewest: keep } : {}),
+  };
+  const rows = selection.candidates;
+  for (let at = 0; at < rows.length; at += batchSize) {
+    for (const { id } of rows.slice(at, at + batchSize)) {
       const counts = await erase(id, condition);
       if (!counts) {
         report.skipped++;
@@ -195,8 +235,8 @@ export async function eraseSelected(
       addCounts(report.erased, counts);
     }
     options.onProgress?.({
-      done: Math.min(at + batchSize, ids.length),
-      total: ids.length,
+      done: Math.min(at + batchSize, rows.length),
+      total: rows.length,
       erased: report.erased.sessionIds.length,
     });
   }

@@ -81,6 +81,12 @@ export function postgresErase(t: Tables, h: PostgresEraseHelpers): EraseStatemen
         `SELECT ${isoSql("updated_at")} AS updated_at, pinned, owner, source FROM ${t.sessions} WHERE id = $1${LOCKS[lock]}`,
         [id],
       ),
+    // One range of agent_sessions_owner, in its order (as listOwnerSql); qualified, as there.
+    newest: (owner, n) =>
+      query(
+        `SELECT s.id FROM ${t.sessions} s WHERE s.owner = $1 ORDER BY s.updated_at DESC, s.activity DESC LIMIT $2`,
+        [owner, n],
+      ),
     present: (table) =>
       query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [
         table === "vectors" ? h.vectors : h.changes,

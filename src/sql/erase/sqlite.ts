@@ -42,6 +42,12 @@ export function sqliteErase(h: SqliteEraseHelpers): EraseStatements {
     locks: false,
     head: (id) => query("SELECT num FROM agent_session_heads WHERE session_id = ?", [id]),
     row: (id) => query("SELECT updated_at, pinned, owner, source FROM agent_sessions WHERE id = ?", [id]),
+    // One range of agent_sessions_owner, in its order (as list({ owner })).
+    newest: (owner, n) =>
+      query("SELECT id FROM agent_sessions WHERE owner = ? ORDER BY updated_at DESC, activity DESC LIMIT ?", [
+        owner,
+        n,
+      ]),
     present: (table) =>
       query(TABLE_PRESENT, [table === "vectors" ? "agent_message_vectors" : "agent_changes"]),
     vectors: (num) => query("SELECT count(*) AS n FROM agent_message_vectors WHERE session_num = ?", [num]),

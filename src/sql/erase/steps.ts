@@ -19,6 +19,8 @@ export interface EraseStatements {
   head(id: string, lock: EraseLock): Step;
   /** The registry row (`updated_at` as ISO text, `pinned`, `owner`, `source`), read under `lock`. */
   row(id: string, lock: EraseLock): Step;
+  /** The ids of the owner's `n` newest sessions (`id`), in list({ owner })'s order: one range of its index. */
+  newest(owner: string, n: number): Step;
   /** A row when the table created on first use exists (the vectors' or the change log's). */
   present(table: "vectors" | "changes"): Step;
   /** The session's vector rows (`n`), counted before the messages take them with them. */
@@ -55,7 +57,8 @@ function infoOf(row: Row): { updated_at: string; pinned?: true; owner?: string; 
 
 /**
  * The registry's erase of session `id`: reads its head, then its registry row (the order appends and deletes lock
- * them on Postgres), checks `condition` on the row, and erases. With `skipLocked` (a sweep) on an engine that locks,
+ * them on Postgres), checks `condition` on the row (and, with `keepNewest`, that it is not among its owner's newest,
+ * read in the same transaction), and erases. With `skipLocked` (a sweep) on an engine that locks,
  * a head or row another transaction holds is skipped: a concurrent sweeper is erasing it, or a writer writing to it,
  * and it is not inactive then. Null: nothing there, condition unmet, or skipped.
  */
@@ -75,6 +78,11 @@ export function* eraseUnder(
   const [row] = yield s.row(id, lock);
   if (!meetsCondition(row && infoOf(row), condition)) return null;
   if (!head && !row) return null;
+  const { keepNewest } = condition;
+  if (keepNewest && typeof row?.owner === "string") {
+    const newest = yield s.newest(row.owner, keepNewest);
+    if (newest.some((kept) => kept.id === id)) return null;
+  }
   return yield* eraseSession(s, id, head?.num, keys);
 }
 

@@ -4,6 +4,7 @@ import type { ChangeEvent } from "../../contract/feed.js";
 import { hasFeed } from "../../contract/feed.js";
 import type { RegistryCapableStore } from "../../contract/registry.js";
 import type { SessionManager } from "../../manager/manager.js";
+import { eraseSelected, recordEraser, selectForSweep } from "../../store/retention.js";
 import type { Suite } from "../runner.js";
 import { type ContractTarget, msg, rejectsWithCode } from "./harness.js";
 import { withManager } from "./manager-harness.js";
@@ -118,6 +119,31 @@ export function erasureSpec({ describe, test }: Suite, target: ContractTarget): 
         assert.ok(!left.includes(unowned.id));
         await manager.pin(ids[0] ?? "", false);
         assert.equal("pinned" in ((await manager.get(ids[0] ?? "")) ?? {}), false);
+      }));
+
+    test("retention: a selected session that became its owner's newest before its erasure stays", (t) =>
+      withManager(t, target, async (manager, store) => {
+        const ids: string[] = [];
+        for (const tag of ["k1", "k2", "k3"]) ids.push((await owned(manager, store, "erin", tag)).id);
+        const [k1, k2, k3] = ids as [string, string, string];
+        const now = new Date(Date.now() + 2 * HOUR);
+        const selection = await selectForSweep(
+          store.registry,
+          { maxAgeMs: HOUR, keepNewestPerOwner: 1 },
+          { now },
+        );
+        assert.deepEqual(selection.candidates.map((s) => s.id).sort(), [k1, k2].sort());
+        // What another sweeper of another policy (or a caller) does between this one's read and its erasures.
+        await manager.erase(k3);
+        const { registry } = store;
+        assert.ok(registry.erase, "a store with a registry can erase");
+        const report = await eraseSelected(selection, recordEraser(registry.erase.bind(registry)));
+        assert.deepEqual(report.erased.sessionIds, [k1]);
+        assert.equal(report.skipped, 1);
+        assert.deepEqual(
+          (await manager.list({ owner: "erin" })).map((s) => s.id),
+          [k2],
+        );
       }));
 
     test("bad retention policies are INVALID_ARGUMENT naming the field", (t) =>
