@@ -47,6 +47,12 @@ const MIN_WINDOW = 11;
 const windowFor = (length: number): number =>
   Math.min(15, Math.max(MIN_WINDOW, Math.ceil(Math.log2(length + DICTIONARY_1.length))));
 
+// zlib's output chunk: its default (16 KiB) allocated for each delta suffix of a few hundred bytes cost a long
+// chain's read a tenth of its time. A chunk near the expected output (the bytes do not depend on it) holds most
+// payloads whole; a larger one is gathered from several chunks as before.
+const chunkFor = (expected: number): number =>
+  Math.min(65_536, Math.max(1024, 2 ** Math.ceil(Math.log2(Math.max(1, expected)))));
+
 /** A payload as stored: its tag (see the file's comment) and bytes. */
 export interface Packed {
   type: string;
@@ -59,7 +65,8 @@ export function pack(type: string, data: Uint8Array): Packed {
   if (zl) {
     const level = data.length > 65_536 ? 1 : 6;
     const windowBits = windowFor(data.length);
-    const body = zl.deflateRawSync(data, { dictionary: DICTIONARY_1, level, windowBits });
+    const chunkSize = chunkFor(data.length);
+    const body = zl.deflateRawSync(data, { dictionary: DICTIONARY_1, level, windowBits, chunkSize });
     if (body.length + 1 <= data.length * 0.9) {
       const packed = new Uint8Array(body.length + 1);
       packed[0] = windowBits;
@@ -80,7 +87,11 @@ export function unpack(type: string, data: Uint8Array): Packed {
       if (windowBits < MIN_WINDOW || windowBits > 15) throw new Error("not a window's bits");
       return {
         type: type.slice(0, -COMPRESSED.length),
-        data: zl.inflateRawSync(data.subarray(1), { dictionary: DICTIONARY_1, windowBits }),
+        data: zl.inflateRawSync(data.subarray(1), {
+          dictionary: DICTIONARY_1,
+          windowBits,
+          chunkSize: chunkFor(4 * data.length),
+        }),
       };
     } catch {
       throw new SessionError("STORAGE", "A compressed checkpoint row is damaged");

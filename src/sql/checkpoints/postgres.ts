@@ -126,12 +126,12 @@ const writesSql = statement(
 );
 // The chain of each wanted version down to its full row; every step names the session, so Citus routes it.
 const chainSql = statement(
-  (t) => `WITH RECURSIVE chain(channel, version) AS (
-      SELECT w.channel, w.version FROM unnest($3::text[], $4::text[]) AS w(channel, version)
+  (t) => `WITH RECURSIVE chain(channel, version, held) AS (
+      SELECT w.channel, w.version, w.held FROM unnest($3::text[], $4::text[], $5::text[]) AS w(channel, version, held)
       UNION
-      SELECT v.channel, v.base FROM chain c JOIN ${names(t).values} v
+      SELECT v.channel, v.base, NULL::text FROM chain c JOIN ${names(t).values} v
         ON v.session_id = $1 AND v.ns = $2 AND v.channel = c.channel AND v.version = c.version
-      WHERE v.base IS NOT NULL
+      WHERE v.base IS NOT NULL AND (c.held IS NULL OR v.tag <> c.held)
     )
     SELECT v.channel, v.version, v.tag, v.type, v.base, v.prefix, v.data, v.depth, v.chain, v.sealed
     FROM chain c JOIN ${names(t).values} v
@@ -176,7 +176,13 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
     page: (q) => pageStatement(t, q),
     writes: (sessionId, ns, ids) => query(writesSql(t), [sessionId, ns, ids]),
     chain: (sessionId, ns, wanted) =>
-      query(chainSql(t), [sessionId, ns, wanted.map((w) => w[0]), wanted.map((w) => w[1])]),
+      query(chainSql(t), [
+        sessionId,
+        ns,
+        wanted.map((w) => w[0]),
+        wanted.map((w) => w[1]),
+        wanted.map((w) => w[2]),
+      ]),
     footprint: (sessionId) => query(footprintSql(t), [sessionId]),
     namespaces: (sessionId) => query(namespacesSql(t), [sessionId]),
   };

@@ -7,17 +7,22 @@ import { SessionError } from "../../errors.js";
 import { utf8Decode } from "../../runtime/bytes.js";
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
 import type { Program, Row } from "../program.js";
-import { type ChainRow, rebuild, type ValueCache } from "./delta.js";
+import { type ChainRow, type KnownValue, rebuild, type ValueCache } from "./delta.js";
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
 import type { CheckpointStatements } from "./statements.js";
 import { parseRef, resolve } from "./write-refs.js";
 
-/** The checkpoint rows a read found, with the chain rows and writes of each (session, namespace). */
+/**
+ * The checkpoint rows a read found, with the chain rows and writes of each (session, namespace), and the values this
+ * process held when it asked (`held`, by group then channel): a chain stops at a held version's row when its tag is
+ * the one held, and the held bytes stand for the chain below it.
+ */
 export interface Found {
   rows: Row[];
   chains: Map<string, Row[]>;
   writes: Map<string, Row[]>;
+  held: Map<string, Map<string, KnownValue>>;
 }
 
 const group = (sessionId: string, ns: string) => JSON.stringify([sessionId, ns]);
@@ -67,9 +72,12 @@ export function openReads(
     const memo = built.get(g) as Map<string, Map<string, Uint8Array | null>>;
     const known = memo.get(channel) ?? new Map<string, Uint8Array | null>();
     memo.set(channel, known);
-    const bytes = known.has(version)
-      ? known.get(version)
-      : rebuild(chains.get(g)?.get(channel) ?? new Map<string, ChainRow>(), version);
+    const rows = chains.get(g)?.get(channel) ?? new Map<string, ChainRow>();
+    // A version this process wrote or read, its row still there under the same tag (rows are never changed, and
+    // one written again after a delete has a new tag): its bytes, with no chain rebuilt.
+    const held = found.held.get(g)?.get(channel);
+    const same = held !== undefined && held.version === version && rows.get(version)?.tag === held.tag;
+    const bytes = known.has(version) ? known.get(version) : same ? held.bytes : rebuild(rows, version);
     if (bytes === undefined)
       throw new SessionError(
         "STORAGE",
@@ -139,8 +147,11 @@ export function versionsOf(row: Row): Record<string, string | number> {
   return JSON.parse(text) as Record<string, string | number>;
 }
 
-// The values and writes of the checkpoint rows found: one chain read and one writes read per session and namespace.
-export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
+/**
+ * The values and writes of the checkpoint rows found: one chain read and one writes read per session and namespace.
+ * `cache` (a read of one checkpoint): a wanted version this process holds is read as its one row, not its chain.
+ */
+export function* around(s: CheckpointStatements, rows: Row[], cache?: ValueCache): Program<Found> {
   type Group = { sessionId: string; ns: string; ids: string[]; wanted: Map<string, [string, string]> };
   const groups = new Map<string, Group>();
   for (const r of rows) {
@@ -157,6 +168,7 @@ export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
   }
   const chains = new Map<string, Row[]>();
   const writes = new Map<string, Row[]>();
+  const held = new Map<string, Map<string, KnownValue>>();
   for (const [g, at] of groups) {
     // The writes first: the values a write refers to (write-refs.ts) join the chain read.
     for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
@@ -167,7 +179,15 @@ export function* around(s: CheckpointStatements, rows: Row[]): Program<Found> {
       const ref = parseRef(String(w.type));
       if (ref) at.wanted.set(JSON.stringify([ref.channel, ref.version]), [ref.channel, ref.version]);
     }
-    chains.set(g, at.wanted.size === 0 ? [] : yield s.chain(at.sessionId, at.ns, [...at.wanted.values()]));
+    const mine = new Map<string, KnownValue>();
+    held.set(g, mine);
+    const wanted = [...at.wanted.values()].map(([channel, version]): [string, string, string | null] => {
+      const value = cache?.get(at.sessionId, at.ns, channel);
+      if (value?.version !== version) return [channel, version, null];
+      mine.set(channel, value);
+      return [channel, version, value.tag];
+    });
+    chains.set(g, wanted.length === 0 ? [] : yield s.chain(at.sessionId, at.ns, wanted));
   }
-  return { rows, chains, writes };
+  return { rows, chains, writes, held };
 }

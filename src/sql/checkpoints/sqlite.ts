@@ -178,12 +178,13 @@ export const sqliteCheckpoints: CheckpointStatements = {
   // CROSS JOIN keeps the chain outside: each step is one primary-key look-up, not a scan of the thread's values.
   chain: (sessionId, ns, wanted) =>
     query(
-      `WITH RECURSIVE chain(channel, version) AS (
-        SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]') FROM json_each(?) j
+      `WITH RECURSIVE chain(channel, version, held) AS (
+        SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]')
+        FROM json_each(?) j
         UNION
-        SELECT v.channel, v.base FROM chain c CROSS JOIN agent_checkpoint_values v
+        SELECT v.channel, v.base, NULL FROM chain c CROSS JOIN agent_checkpoint_values v
           ON v.session_id = ? AND v.ns = ? AND v.channel = c.channel AND v.version = c.version
-        WHERE v.base IS NOT NULL
+        WHERE v.base IS NOT NULL AND (c.held IS NULL OR v.tag <> c.held)
       )
       SELECT v.channel, v.version, v.tag, v.type, v.base, v.prefix, v.data, v.depth, v.chain, v.sealed
       FROM chain c CROSS JOIN agent_checkpoint_values v

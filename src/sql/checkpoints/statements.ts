@@ -76,8 +76,15 @@ export interface CheckpointStatements {
   page(q: CheckpointPageQuery): Statement;
   /** The pending writes of the checkpoints `ids` of a session's namespace. */
   writes(sessionId: string, ns: string, ids: readonly string[]): Statement;
-  /** Every value row on the chains of `wanted` (`[channel, version]` pairs), in one recursive read. */
-  chain(sessionId: string, ns: string, wanted: readonly (readonly [string, string])[]): Statement;
+  /**
+   * Every value row on the chains of `wanted` (`[channel, version, tag]`), in one recursive read; a chain stops at
+   * its first row when that row's tag is the one given (the reader holds its bytes; null: none held).
+   */
+  chain(
+    sessionId: string,
+    ns: string,
+    wanted: readonly (readonly [string, string, string | null])[],
+  ): Statement;
   /** A session's checkpoint rows (`n`) and stored bytes (`bytes`), over the three tables. */
   footprint(sessionId: string): Statement;
   /** The distinct namespaces (`ns`) of a session's checkpoints, in order (along the primary key). */

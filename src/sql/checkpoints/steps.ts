@@ -183,10 +183,11 @@ export class SqlCheckpoints implements CheckpointStore {
 
   async get(sessionId: string, ns: string, id: string | null): Promise<CheckpointRead | null> {
     const s = this.s;
+    const cache = this.cache;
     const [read] = await this.engine.read(
       (function* (): Program<Found> {
         const rows = yield s.checkpoint(sessionId, ns, id);
-        return yield* around(s, rows);
+        return yield* around(s, rows, cache);
       })(),
       (found, keys) => openReads(found, keys, this.cache),
     );
