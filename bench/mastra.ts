@@ -8,7 +8,9 @@
  * measured by a process of its own (bench/sqlite-pages.ts), or every relation of the schema, after the messages and
  * once the storages are closed, minus before them). No semantic recall row: Mastra's needs an embedder and a vector
  * store, and ours searches without one (docs/MASTRA.md).
- * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres).
+ * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres),
+ * MASTRA_BENCH_TENTHS=1 (also print each storage's save p50 in every tenth of the run: does a save cost more as the
+ * thread grows?).
  * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
  */
 import { randomUUID } from "node:crypto";
@@ -30,6 +32,7 @@ import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 
 const MESSAGES = Number(process.env.MASTRA_BENCH_MESSAGES ?? 1000);
 const READS = Number(process.env.MASTRA_BENCH_READS ?? 50);
+const TENTHS = process.env.MASTRA_BENCH_TENTHS === "1";
 const ENGINES = new Set(
   (process.env.MASTRA_BENCH_ENGINES ?? "sqlite,postgres").split(",").map((s) => s.trim()),
 );
@@ -190,8 +193,22 @@ async function main(): Promise<void> {
       rows,
     ),
   );
+  if (TENTHS) printTenths(targets, saves);
   await drop?.();
   rmSync(dir, { recursive: true, force: true });
+}
+
+// Each storage's save p50 in each tenth of the run, in µs: a row a storage.
+function printTenths(targets: readonly Target[], saves: readonly number[][]): void {
+  const rows = targets.map((target, j) => {
+    const all = saves[j]!;
+    const size = Math.ceil(all.length / 10);
+    const cells = Array.from({ length: 10 }, (_, k) =>
+      fmtNum(Math.round(summarize(all.slice(k * size, (k + 1) * size)).p50)),
+    );
+    return [`${target.engine} ${target.name}`, ...cells];
+  });
+  console.log(mdTable(["save p50 (µs) by tenth", ...Array.from({ length: 10 }, (_, k) => `${k + 1}`)], rows));
 }
 
 await main();

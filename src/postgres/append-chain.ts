@@ -54,7 +54,12 @@ function buildChain(t: Tables): string {
       h.leaf_spine_depth, h.version = (SELECT version FROM snap) AS fresh
     FROM ${t.heads} h WHERE h.session_id = $1::text FOR UPDATE
   ),
-  dup AS (SELECT 1 FROM ${t.messages} m, locked l WHERE m.session_num = l.num AND m.id = ANY($2::text[])),
+  -- Each id probed alone, as the single append's check: a generic plan of "id = ANY(ids)" could walk the thread's
+  -- every row (by agent_messages_time, filtering the ids) where it judged a session short.
+  dup AS (
+    SELECT 1 FROM locked l, unnest($2::text[]) AS x(id),
+      LATERAL (SELECT 1 FROM ${t.messages} m WHERE m.session_num = l.num AND m.id = x.id LIMIT 1) d
+  ),
   verdict AS (
     SELECT l.num, l.leaf_id,
       CASE WHEN EXISTS (SELECT 1 FROM dup) THEN CASE WHEN l.fresh THEN 'duplicate' ELSE 'retry' END ELSE 'ok' END

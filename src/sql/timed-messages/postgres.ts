@@ -42,7 +42,7 @@ export function postgresTimedMessages(
     statements,
     indexedFirst(indexed, async (statement) => {
       const executor = await ready();
-      return executor.query<TimedRow>(statement.sql, statement.params, statement.prepared);
+      return executor.query<TimedRow>(statement.sql, statement.params);
     }),
     messagesOf,
     list,

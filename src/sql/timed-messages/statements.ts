@@ -27,11 +27,15 @@ export interface TimedScope {
   end?: TimeBound | undefined;
 }
 
-/** One statement: its text and parameters; `prepared` where its text is the same whatever the values. */
+/**
+ * One statement: its text and parameters. None is a named prepared statement: Postgres would settle on a generic plan
+ * after five runs, and one made on tables not analyzed since they were nearly empty scans every message to find a
+ * few ids (docs/PERFORMANCE.md, "Does a save cost more as the thread grows?"); planned with its values, the look-up
+ * takes the id index (and with statistics Postgres chose that plan every time anyway).
+ */
 export interface TimedStatement {
   sql: string;
   params: unknown[];
-  prepared?: boolean;
 }
 
 /** How an engine writes a statement: its tables and the n-th placeholder (1-based). */
@@ -43,7 +47,7 @@ export interface TimedDialect {
   timeCast: string;
   /** The join of a message `m` to its head `h` (Citus adds the session id both carry, so the join stays on a shard). */
   joinHead: string;
-  /** Ids as one array parameter (`= ANY($1)`: one statement text, prepared once) rather than a placeholder each. */
+  /** Ids as one array parameter (`= ANY($1)`: one statement text) rather than a placeholder each. */
   idArray?: boolean;
 }
 
@@ -75,7 +79,6 @@ export function timedStatements(d: TimedDialect) {
         return {
           sql: `${from} WHERE m.id = ANY(${d.placeholder(1)}::text[])`,
           params: [ids],
-          prepared: true,
         };
       const marks = ids.map((_, i) => d.placeholder(i + 1)).join(", ");
       return { sql: `${from} WHERE m.id IN (${marks})`, params: [...ids] };
