@@ -150,3 +150,27 @@ export async function purgeUntilComplete<R extends { complete: boolean }>(
   }
   return report;
 }
+
+/**
+ * What a failed scan of `schema` found, to name it in the assertion: the pages holding `marker` by relation, each heap
+ * or TOAST tuple holding it with its xmin, xmax and their status (a row written after the erasure, or a dead row the
+ * rewrite kept), and the backends of the server holding a transaction or a snapshot (who held the horizon back).
+ */
+export async function residueOf(db: Runner, schema: string, marker: string): Promise<string> {
+  const { rows: tuples } = await db.query(
+    `SELECT c.oid::regclass::text AS rel, b AS page, h.lp, h.t_xmin::text AS xmin, h.t_xmax::text AS xmax,
+       txid_status(h.t_xmin::text::bigint) AS xmin_status,
+       CASE WHEN h.t_xmax::text <> '0' THEN txid_status(h.t_xmax::text::bigint) END AS xmax_status
+     FROM pg_class c, generate_series(0, pg_relation_size(c.oid) / current_setting('block_size')::int - 1) AS b,
+       heap_page_items(get_raw_page(c.oid::regclass::text, b::int)) AS h
+     WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 't')
+       AND position(convert_to($2, 'UTF8') IN coalesce(h.t_data, ''::bytea)) > 0`,
+    [schema, marker],
+  );
+  const { rows: backends } = await db.query(
+    `SELECT pid, datname, backend_type, state, backend_xmin::text, backend_xid::text FROM pg_stat_activity
+     WHERE backend_xmin IS NOT NULL OR backend_xid IS NOT NULL`,
+  );
+  const pages = await markersInRelations(db, schema, marker);
+  return JSON.stringify({ pages, tuples, backends });
+}

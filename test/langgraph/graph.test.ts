@@ -26,7 +26,7 @@ import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { runFixture } from "../helpers/child.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
-import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
+import { markersInRelations, purgeUntilComplete, residueOf, sqliteFiles, total } from "../helpers/purge.js";
 import { FIRST, FORK, graphOf, resume, SECOND, THREAD, TOOLWORD } from "./graph-app.js";
 
 type Store = SqliteStore | PostgresStore;
@@ -36,6 +36,8 @@ interface Target {
   open(keyring: Keyring | undefined): Promise<Store>;
   /** Occurrences of `word` on disk (SQLite: the file and its WAL; Postgres: pages of the schema's relations). */
   onDisk(word: string): Promise<number>;
+  /** What holds `word` on Postgres (relations, tuples and their transactions, backends), for a failed scan. */
+  residue?(word: string): Promise<string>;
   /** Resumes the interrupted thread in a child process (absent: through a second store in this one). */
   resumeElsewhere?(keyring: (Keyring & { keys: Map<string, Uint8Array> }) | undefined): Promise<string>;
   end(): Promise<void>;
@@ -146,10 +148,14 @@ async function scenario(
   const receipt = await manager.eraseOwner("alice");
   assert.equal(receipt.sessions, 1);
   assert.deepEqual(await a.searchMessages(FIRST), []);
-  assert.equal((await purgeUntilComplete(() => a.purge())).complete, true);
+  const report = await purgeUntilComplete(() => a.purge());
+  assert.equal(report.complete, true);
   await a.close();
-  for (const word of [FIRST, TOOLWORD, SECOND, FORK])
-    assert.equal(await target.onDisk(word), 0, `${word} on disk after eraseOwner + purge`);
+  for (const word of [FIRST, TOOLWORD, SECOND, FORK]) {
+    if ((await target.onDisk(word)) === 0) continue;
+    const found = (await target.residue?.(word)) ?? "";
+    assert.fail(`${word} on disk after eraseOwner + purge: ${found} purge: ${JSON.stringify(report.steps)}`);
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), "lg-graph-"));
@@ -182,6 +188,7 @@ async function postgresTarget(): Promise<Target> {
       return PostgresStore.open(pool, { schema, ...(keyring ? { keyring } : {}) });
     },
     onDisk: async (word) => total(await markersInRelations(admin, schema, word)),
+    residue: (word) => residueOf(admin, schema, word),
     end: async () => {
       await dropSchema(admin, schema);
       await Promise.all([...pools, admin].map((p) => p.end()));
@@ -195,6 +202,7 @@ async function pgliteTarget(): Promise<Target> {
   return {
     open: async (keyring) => PostgresStore.open(db, { schema: "lg_graph", ...(keyring ? { keyring } : {}) }),
     onDisk: async (word) => total(await markersInRelations(db, "lg_graph", word)),
+    residue: (word) => residueOf(db, "lg_graph", word),
     end: () => db.close(),
   };
 }

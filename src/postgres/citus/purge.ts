@@ -6,6 +6,7 @@
  */
 import { StorageError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
+import { HOLDS_THIS_DATABASE } from "../../sql/purge/postgres.js";
 import {
   lockedStatistic,
   MAY_VACUUM_STATISTIC,
@@ -71,7 +72,7 @@ async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise
     nodes.map((n) => n.port),
     nodes.map(
       (n) => `SELECT coalesce(string_agg(pid::text, ','), '') FROM (SELECT pid FROM pg_stat_activity
-          WHERE pid <> pg_backend_pid() AND datname = current_database()
+          WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
             AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - ${BigInt(n.next)}
           ORDER BY pid LIMIT 10) p`,
     ),

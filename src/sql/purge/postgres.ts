@@ -41,6 +41,13 @@ export interface PostgresPurgeOptions extends PurgeOptions {
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
 
+/**
+ * The backends whose snapshots hold back this database's dead rows: its own, and a backend of no database, whose
+ * snapshot the horizon of VACUUM FULL counts in every database (a walsender with hot_standby_feedback; Postgres
+ * releases before the PROC_AFFECTS_ALL_HORIZONS flag counted every backend of database 0).
+ */
+export const HOLDS_THIS_DATABASE = "(datname = current_database() OR datname IS NULL)";
+
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK = "40P01";
 const OBJECT_IN_USE = "55006";
@@ -199,13 +206,13 @@ async function olderThanNow(
 }
 
 /**
- * The backends of this database (at most 10) that hold a snapshot or a transaction id older than the purge (before
- * `next`): they may still see rows deleted before it, so VACUUM keeps them ("recently dead").
+ * The backends (at most 10) of this database or of none that hold a snapshot or a transaction id older than the purge
+ * (before `next`): they may still see rows deleted before it, so VACUUM keeps them ("recently dead").
  */
 async function olderSnapshots(query: Query, next: string): Promise<number[]> {
   const rows = await query<{ pid: number }>(
     `SELECT pid FROM pg_stat_activity
-      WHERE pid <> pg_backend_pid() AND datname = current_database()
+      WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
         AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint
       ORDER BY pid LIMIT 10`,
     [next],
