@@ -123,36 +123,17 @@ function parseBatchSize(size: unknown): number {
 }
 
 /**
- * The sessions a policy selects among `rows` (inactive before `cutoff`, unpinned, not an owner's newest). `kept`: the
- * owners' newest as the registry orders them (see ownersNewest); without it they are taken from `rows` by
- * `updated_at`, ties in row order.
+ * The sessions a policy selects among `rows`: inactive before `cutoff`, unpinned, and not in `kept` (the owners'
+ * newest as the registry orders them, ownersNewest).
  */
 export function selectExpired(
   rows: readonly SessionInfo[],
-  policy: RetentionPolicy,
   cutoff: string,
-  kept: ReadonlySet<string> = newestAmong(rows, policy.keepNewestPerOwner ?? 0),
+  kept: ReadonlySet<string>,
 ): string[] {
   return rows
     .filter((row) => row.updated_at < cutoff && !row.pinned && !kept.has(row.id))
     .map((row) => row.id);
-}
-
-function newestAmong(rows: readonly SessionInfo[], keep: number): Set<string> {
-  const kept = new Set<string>();
-  if (keep === 0) return kept;
-  const byOwner = new Map<string, SessionInfo[]>();
-  for (const row of rows) {
-    if (row.owner === undefined) continue;
-    const list = byOwner.get(row.owner) ?? [];
-    list.push(row);
-    byOwner.set(row.owner, list);
-  }
-  for (const list of byOwner.values()) {
-    list.sort(byActivity);
-    for (const row of list.slice(0, keep)) kept.add(row.id);
-  }
-  return kept;
 }
 
 const byActivity = (a: SessionInfo, b: SessionInfo) =>
@@ -191,8 +172,13 @@ export async function selectForSweep(
     if (owner === undefined || row.owner === owner) rows.push(row);
   }
   const keep = policy.keepNewestPerOwner ?? 0;
-  const owners = new Set(rows.flatMap((row) => (row.owner === undefined ? [] : [row.owner])));
-  const selected = new Set(selectExpired(rows, policy, cutoff, await ownersNewest(registry, owners, keep)));
+  // Only an owner with a session the age rule selects needs its newest read: one indexed page each.
+  const owners = new Set(
+    rows.flatMap((row) =>
+      row.owner === undefined || row.pinned || row.updated_at >= cutoff ? [] : [row.owner],
+    ),
+  );
+  const selected = new Set(selectExpired(rows, cutoff, await ownersNewest(registry, owners, keep)));
   const candidates = rows.filter((row) => selected.has(row.id)).sort(byActivity);
   return { cutoff, examined: rows.length, candidates, keepNewestPerOwner: keep };
 }
