@@ -5,21 +5,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { FactHit } from "../../src/contract/facts.js";
 import { subjectFirst } from "../../src/search/fact-subject.js";
+import { storedFact } from "./helpers.js";
 
 const hit = (id: string, about: string | null, rank: number): FactHit => ({
-  fact: {
-    id,
-    text: id,
-    about,
-    observedAt: 0,
-    sources: [{ sessionId: "s", messageId: id }],
-    producer: "test",
-    owner: null,
-    sessionId: "s",
-    status: "current",
-    supersededBy: null,
-    createdAt: 0,
-  },
+  fact: storedFact(id, about),
   score: 1,
   rank,
   matched: 2,
