@@ -11,6 +11,7 @@ import type { SessionStore } from "../contract/store.js";
 import { canBeStored } from "../message/ids.js";
 import type { FactLifts } from "./fact-fusion.js";
 import { fuseFactLists, nearFactsFor, queryVectors } from "./fact-near.js";
+import { subjectFirst } from "./fact-subject.js";
 import { FACT_CANDIDATES } from "./fact-weights.js";
 import type { SearchPlan } from "./options.js";
 
@@ -207,6 +208,7 @@ export async function factChannel(
           .queryVector(query)
           .then((v) => (v === undefined ? [] : nearFactsFor(store, v, scopes, sources))),
   ]);
-  const hits = fuseFactLists(relevantFacts(words), near);
+  // The question's subject first (fact-subject.ts): a fact about someone else matched the name only in passing.
+  const hits = subjectFirst(fuseFactLists(relevantFacts(words), near), query);
   return hits.length === 0 ? undefined : { hits, seqs: [] };
 }

@@ -7,20 +7,9 @@ import type { Fact, FactHit } from "../../src/contract/facts.js";
 import { factShare, fuseFacts, isStrongFact, STRONG_FACT_WEIGHT } from "../../src/search/fact-fusion.js";
 import { BELOW_BEST_FACT_FACTOR, factTierFactor } from "../../src/search/fact-weights.js";
 import { FACT_RRF_K, FACT_VECTOR_WEIGHT, fuseFactLists, relevantFacts } from "../../src/search/facts.js";
+import { storedFact } from "./helpers.js";
 
-const fact = (id: string): Fact => ({
-  id,
-  text: id,
-  about: null,
-  observedAt: 0,
-  sources: [{ sessionId: "s", messageId: id }],
-  producer: "test",
-  owner: null,
-  sessionId: "s",
-  status: "current",
-  supersededBy: null,
-  createdAt: 0,
-});
+const fact = (id: string): Fact => storedFact(id);
 const hit = (id: string, matched: number | undefined, rank: number): FactHit =>
   matched === undefined ? { fact: fact(id), score: 1, rank } : { fact: fact(id), score: 1, rank, matched };
 

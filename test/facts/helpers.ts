@@ -1,5 +1,6 @@
-// What the learner's tests share: a memory store with sessions of plain text turns, and recording extractors.
-import type { LearnableMessage } from "../../src/contract/facts.js";
+// What the learner's tests share: a memory store with sessions of plain text turns, and recording extractors; and
+// a stored fact for the fusion's pure functions.
+import type { Fact, LearnableMessage } from "../../src/contract/facts.js";
 import type { ExtractedFact, ExtractInput } from "../../src/facts/types.js";
 import { MemoryStore } from "../../src/memory/store.js";
 
@@ -39,4 +40,21 @@ export function sayingExtractor(calls: ExtractInput[] = []) {
       .map((m) => ({ text: `The user says: ${m.text}`, about: "user", sources: [m.id] }));
   };
   return { extract, calls };
+}
+
+/** A current fact of session `s` named `id` (its text too), sourced in the message `id`, about `about`. */
+export function storedFact(id: string, about: string | null = null): Fact {
+  return {
+    id,
+    text: id,
+    about,
+    observedAt: 0,
+    sources: [{ sessionId: "s", messageId: id }],
+    producer: "test",
+    owner: null,
+    sessionId: "s",
+    status: "current",
+    supersededBy: null,
+    createdAt: 0,
+  };
 }

@@ -120,6 +120,41 @@ export function factsRecallSpec({ describe, test }: Suite, target: ContractTarge
         assert.deepEqual(after, [before[0], before[1], before[4], before[2], before[3], ...before.slice(5)]);
       }));
 
+    test("a question naming one fact's subject takes the facts about that subject before those about another", (t) =>
+      withFacts(t, target, async (store) => {
+        const session = store.session("p");
+        await session.appendMessage(
+          msg("t1", "I painted the lake at dawn, the light was soft and pink over the pier."),
+        );
+        await session.appendMessage(msg("t2", "That is lovely!", "assistant"));
+        await session.appendMessage(msg("t3", "Thanks, it took all weekend."));
+        // Caroline's fact is shorter, so it ranks first by its words; it names Melanie only in passing.
+        await store.facts.add({ sessionId: "p" }, [
+          fact("Melanie painted the lake at dawn during a quiet weekend away from home.", [["p", "t1"]], {
+            about: "Melanie",
+          }),
+          fact("Caroline admires Melanie's painting.", [["p", "t2"]], { about: "Caroline" }),
+        ]);
+        const order = async (question: string) =>
+          (await search(store, question, { sessionId: "p", facts: "hits" })).map((item) =>
+            "kind" in item ? `fact:${item.about}` : item.id,
+          );
+        assert.deepEqual(await order("What did Melanie paint?"), [
+          "t1",
+          "fact:Melanie",
+          "t2",
+          "fact:Caroline",
+        ]);
+        // Both subjects named, or none: the facts keep their order by words.
+        assert.deepEqual(await order("What did Caroline and Melanie paint?"), [
+          "t1",
+          "t2",
+          "fact:Caroline",
+          "fact:Melanie",
+        ]);
+        assert.deepEqual(await order("What was painted?"), ["t1", "t2", "fact:Caroline", "fact:Melanie"]);
+      }));
+
     test('facts: "hits" returns the fact among the turns, with its sources; the limit counts it', (t) =>
       withFacts(t, target, async (store) => {
         await dana(store);
