@@ -26,31 +26,50 @@ export function deadRowsKept(notices: readonly string[]): number | undefined {
   return counted ? kept : undefined;
 }
 
-/** The step's incomplete note for `notices`, or undefined when they say no dead row was kept. */
-export function deadRowsNote(notices: readonly string[]): string | undefined {
-  const kept = deadRowsKept(notices);
-  if (kept === 0) return undefined;
-  if (kept === undefined) {
+/**
+ * The tables a purge vacuumed and the dead rows each `VACUUM (VERBOSE)` said it kept; `noticesOf` is undefined where
+ * the connection delivers no notices (the reference's `execute()` connection), and then no count is read.
+ */
+export class DeadRows {
+  private readonly kept = new Map<string, number | undefined>();
+
+  constructor(private readonly noticesOf: NoticesOf | undefined) {}
+
+  /** True when the counts are read: the purge reports its "dead rows" step. */
+  get reading(): boolean {
+    return this.noticesOf !== undefined;
+  }
+
+  /**
+   * `VACUUM (<options>) <table>`, as `VERBOSE` where notices are read, keeping the count it says; elsewhere the plain
+   * statement, whose outcome only the wait before it vouches for.
+   */
+  async vacuum(query: Query, options: readonly string[], table: string): Promise<void> {
+    if (!this.noticesOf) {
+      await query(`VACUUM ${options.length > 0 ? `(${options.join(", ")}) ` : ""}${table}`);
+      return;
+    }
+    const notices = await this.noticesOf(`VACUUM (${[...options, "VERBOSE"].join(", ")}) ${table}`);
+    this.kept.set(table, deadRowsKept(notices));
+  }
+
+  /** The "dead rows" step's outcome: undefined (complete) when every VACUUM said it kept none. */
+  note(): string | undefined {
+    const held = [...this.kept].filter(([, n]) => n !== undefined && n > 0);
     // Read as missing, not as zero: a server whose messages are not in English (lc_messages) says the count in
     // words these patterns do not know, and a purge must not call itself complete on a proof it could not read.
-    return `not verified: VACUUM VERBOSE reported no count of the dead rows it kept (${notices.length} notices): the server's messages are not in English; a superuser's \`ALTER ROLE … SET lc_messages = 'C'\` for the purge's role makes them readable`;
+    const unread = [...this.kept].filter(([, n]) => n === undefined).map(([table]) => table);
+    const notes: string[] = [];
+    if (held.length > 0) {
+      notes.push(
+        `not complete: VACUUM kept dead row versions it cannot remove yet (${held.map(([t, n]) => `${t} ${n}`).join(", ")}): a transaction, prepared transaction or replication slot older than their delete holds the horizon back; purge again once it ends`,
+      );
+    }
+    if (unread.length > 0) {
+      notes.push(
+        `not verified: VACUUM VERBOSE said no count of the dead rows it kept for ${unread.join(", ")} (the server's messages are not in English: a superuser's ALTER ROLE … SET lc_messages = 'C' for the purge's role makes them readable)`,
+      );
+    }
+    return notes.length > 0 ? notes.join("; ") : undefined;
   }
-  return `not complete: ${kept} dead row versions cannot be removed yet (a transaction, prepared transaction or replication slot older than their delete holds the horizon back); purge again once it ends`;
-}
-
-/**
- * `VACUUM (<options>) <table>`, as `VERBOSE` where the connection delivers notices (`noticesOf`), then its note on the
- * dead rows kept; where it delivers none, the plain statement, whose outcome only the wait before it vouches for.
- */
-export async function vacuumProven(
-  query: Query,
-  noticesOf: NoticesOf | undefined,
-  options: readonly string[],
-  table: string,
-): Promise<string | undefined> {
-  if (!noticesOf) {
-    await query(`VACUUM ${options.length > 0 ? `(${options.join(", ")}) ` : ""}${table}`);
-    return undefined;
-  }
-  return deadRowsNote(await noticesOf(`VACUUM (${[...options, "VERBOSE"].join(", ")}) ${table}`));
 }

@@ -20,7 +20,7 @@ import { type Executor, type NoticesOf, type Query, sqlState } from "../engines/
 import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
-import { vacuumProven } from "./postgres-dead-rows.js";
+import { DeadRows } from "./postgres-dead-rows.js";
 import { incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
 
@@ -73,13 +73,13 @@ const optionsSchema = z.looseObject(
 );
 
 /**
- * Runs a statement (its own incomplete note, if it returns one); a lock not granted in time (another purge, a long transaction) is what the step leaves
+ * Runs a statement; a lock not granted in time (another purge, a long transaction) is what the step leaves
  * undone rather than a failure, since the purge that holds the lock does the same work.
  */
 async function step(run: () => Promise<unknown>): Promise<string | undefined> {
   try {
-    const note = await run();
-    return typeof note === "string" ? note : undefined;
+    await run();
+    return undefined;
   } catch (error) {
     const state = sqlState(error);
     if (state === LOCK_NOT_AVAILABLE || state === DEADLOCK || state === OBJECT_IN_USE) {
@@ -123,19 +123,22 @@ export async function purgePostgres(
       ? await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout)
       : undefined;
     const tables = await storeTables(query, t);
+    // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
+    // what the wait above cannot (postgres-dead-rows.ts).
+    const dead = new DeadRows(noticesOf);
     if (mode === "vacuum") {
       // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
       for (const { name: table } of tables) {
-        // VERBOSE: its count of dead rows kept is the proof that none is left (postgres-dead-rows.ts).
-        await recorder.run("VACUUM", table, () => step(() => vacuumProven(query, noticesOf, [], table)));
+        await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
         // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
         // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
         const action = executor.kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
         await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
       }
     } else {
-      await rewriteTables(query, noticesOf, tables, timeout, recorder);
+      await rewriteTables(query, dead, tables, timeout, recorder);
     }
+    if (dead.reading) await recorder.run("dead rows", undefined, () => dead.note());
     await refreshAll(query, workers, tables, timeout, recorder);
     // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
     // rewrite of pg_statistic would keep: the same wait, from now (postgres-catalog.ts).
@@ -179,7 +182,7 @@ async function refreshAll(
 /** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
 async function rewriteTables(
   query: Query,
-  noticesOf: NoticesOf | undefined,
+  dead: DeadRows,
   tables: PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
@@ -189,10 +192,7 @@ async function rewriteTables(
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const { name: table } of tables) {
-      // VERBOSE: its count of dead rows kept is the proof that none is left (postgres-dead-rows.ts).
-      await recorder.run("VACUUM FULL", table, () =>
-        step(() => vacuumProven(query, noticesOf, ["FULL"], table)),
-      );
+      await recorder.run("VACUUM FULL", table, () => step(() => dead.vacuum(query, ["FULL"], table)));
     }
   } finally {
     await query("RESET lock_timeout");
