@@ -155,3 +155,70 @@ test("Postgres: a purge through a pool leaves no notice listener on its connecti
     await pool.end();
   }
 });
+
+/**
+ * A server that takes prepared transactions: AGENT_SESSION_PG_PREPARED_URL (a private one: the shared test server's
+ * max_prepared_transactions is 0 and must not be changed), else the test server; undefined, the reason printed, when
+ * it has none.
+ */
+async function preparedServer(): Promise<string | undefined> {
+  if (unavailable) return undefined;
+  const url = process.env.AGENT_SESSION_PG_PREPARED_URL ?? PG_URL;
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT current_setting('max_prepared_transactions') AS n",
+    );
+    if (Number(rows[0]?.n) > 0) return url;
+    console.log(
+      `# skipping the prepared transaction case: max_prepared_transactions is 0 at ${url} (set AGENT_SESSION_PG_PREPARED_URL to a server with more)`,
+    );
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+const prepared = await preparedServer();
+test("Postgres: a prepared transaction older than the deletes is named by the wait and caught by the dead rows step", {
+  skip: prepared ? false : "no server with max_prepared_transactions > 0",
+  timeout: 120_000,
+}, async () => {
+  const schema = `agent_session_dead_prepared_${process.pid}`;
+  const gid = `agent_session_dead_${process.pid}`;
+  const admin = new pg.Pool({ connectionString: prepared, max: 2 });
+  let held = false;
+  try {
+    await dropSchema(admin, schema);
+    const store = await PostgresStore.open(admin, { schema });
+    // An id taken, then prepared: no backend shows it, yet until it ends no row deleted after it may be removed.
+    const holder = await admin.connect();
+    await holder.query("BEGIN");
+    await holder.query("SELECT pg_current_xact_id()");
+    await holder.query(`PREPARE TRANSACTION '${gid}'`);
+    holder.release();
+    held = true;
+    await writeAndDelete(store);
+    const report = await store.purge({ lockTimeoutMs: 100 });
+    assert.match(
+      stepOf(report, "open snapshots")?.incomplete ?? "",
+      new RegExp(`prepared transaction '${gid}'`),
+    );
+    assert.match(
+      stepOf(report, "dead rows")?.incomplete ?? "",
+      /"agent_messages" [1-9]/,
+      JSON.stringify(report),
+    );
+    await admin.query(`ROLLBACK PREPARED '${gid}'`);
+    held = false;
+    const done = await purgeUntilComplete(() => store.purge());
+    assert.equal(done.complete, true, JSON.stringify(done));
+    assert.equal(total(await markersInRelations(admin, schema)), 0);
+    await store.close();
+  } finally {
+    if (held) await admin.query(`ROLLBACK PREPARED '${gid}'`);
+    await dropSchema(admin, schema);
+    await admin.end();
+  }
+});
