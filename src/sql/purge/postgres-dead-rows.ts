@@ -62,7 +62,7 @@ export class DeadRows {
     const notes: string[] = [];
     if (held.length > 0) {
       notes.push(
-        `not complete: VACUUM kept dead row versions it cannot remove yet (${held.map(([t, n]) => `${t} ${n}`).join(", ")}): a transaction, prepared transaction or replication slot older than their delete holds the horizon back; purge again once it ends`,
+        `not complete: VACUUM kept dead row versions it cannot remove yet (${held.map(([t, n]) => `${t} ${n}`).join(", ")}): something older than their delete holds the horizon back (a transaction, a prepared transaction, a replication slot, a standby's feedback, vacuum_defer_cleanup_age); purge again once it moves on`,
       );
     }
     if (unread.length > 0) {
