@@ -177,9 +177,11 @@ function purgeCases(
         assert.equal(report.complete, false, JSON.stringify(report));
         const held = report.steps.find((s) => s.action === "open snapshots");
         assert.match(held?.incomplete ?? "", /purge again/);
-        // The rewrite ran while the reader held its snapshot: VACUUM FULL's own count says it kept the rows.
+        // The rewrite ran while the reader held its snapshot: VACUUM FULL's own count says it kept the rows. On
+        // Citus the rows are in the workers' shards, whose VERBOSE notices do not reach the coordinator.
         const dead = report.steps.find((s) => s.action === "dead rows");
-        assert.match(dead?.incomplete ?? "", /"agent_messages" [1-9]\d*/, JSON.stringify(report));
+        if (name === "citus") assert.equal(dead?.target, "coordinator");
+        else assert.match(dead?.incomplete ?? "", /"agent_messages" [1-9]\d*/, JSON.stringify(report));
         await end();
         assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
       }));
