@@ -53,6 +53,11 @@ export class DeadRows {
     this.kept.set(table, deadRowsKept(notices));
   }
 
+  /** The tables whose last VACUUM said it kept dead rows. */
+  keeping(): string[] {
+    return [...this.kept].filter(([, n]) => n !== undefined && n > 0).map(([table]) => table);
+  }
+
   /** The "dead rows" step's outcome: undefined (complete) when every VACUUM said it kept none. */
   note(): string | undefined {
     const held = [...this.kept].filter(([, n]) => n !== undefined && n > 0);

@@ -126,17 +126,17 @@ export async function purgePostgres(
     // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
     // what the wait above cannot (postgres-dead-rows.ts).
     const dead = new DeadRows(noticesOf);
-    if (mode === "vacuum") {
-      // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
-      for (const { name: table } of tables) {
-        await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
-        // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
-        // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
-        const action = executor.kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
-        await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
-      }
-    } else {
-      await rewriteTables(query, dead, tables, timeout, recorder);
+    const work = async (some: readonly PurgeTable[]) => {
+      if (mode === "vacuum") await vacuumTables(query, executor.kind, dead, some, recorder);
+      else await rewriteTables(query, dead, some, timeout, recorder);
+    };
+    await work(tables);
+    const kept = dead.keeping();
+    if (others && kept.length > 0) {
+      // Held by something the wait did not count then (a transaction begun during the rewrite with an older
+      // horizon, a holder it cannot see): wait again, from now, and do those tables once more.
+      await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout);
+      await work(tables.filter((table) => kept.includes(table.name)));
     }
     // On Citus the workers run the shards' VACUUM VERBOSE but their INFO notices do not reach the coordinator
     // (measured, Citus on Postgres 15, citus.worker_min_messages 'info' too): the counts are the coordinator's own
@@ -184,11 +184,28 @@ async function refreshAll(
   }
 }
 
+/** VACUUM and a REINDEX of each table, which take locks appends do not wait for, so they need no timeout. */
+async function vacuumTables(
+  query: Query,
+  kind: Executor["kind"],
+  dead: DeadRows,
+  tables: readonly PurgeTable[],
+  recorder: PurgeRecorder,
+) {
+  for (const { name: table } of tables) {
+    await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
+    // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
+    // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
+    const action = kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
+    await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
+  }
+}
+
 /** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
 async function rewriteTables(
   query: Query,
   dead: DeadRows,
-  tables: PurgeTable[],
+  tables: readonly PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
 ) {
