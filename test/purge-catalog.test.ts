@@ -110,7 +110,9 @@ async function refusedAsPlainRole(url: string, admin: pg.Pool, options: Postgres
     const report: PurgeReport = await store.purge();
     await store.close();
     assert.equal(report.complete, false, JSON.stringify(report));
-    const undone = report.steps.filter((s) => s.incomplete !== undefined && s.action !== "open snapshots");
+    // The horizon's steps may be incomplete when another test file's transaction is older than the purge.
+    const horizon = new Set(["open snapshots", "dead rows"]);
+    const undone = report.steps.filter((s) => s.incomplete !== undefined && !horizon.has(s.action));
     assert.ok(undone.length > 0, JSON.stringify(report));
     for (const step of undone) {
       assert.equal(step.target, STATISTIC, JSON.stringify(step));

@@ -124,10 +124,11 @@ function purgeCases(
         await holder.query(`LOCK TABLE ${messages} IN ACCESS SHARE MODE`);
         const report = await store.purge({ lockTimeoutMs: 50 });
         assert.equal(report.complete, false);
-        // Tables only: the "open snapshots" step may be incomplete too when another test's transaction on the same
-        // server is older than the purge (the horizon is the database's), which the parallel test run can hold.
+        // Tables only: the "open snapshots" and "dead rows" steps may be incomplete too when another test's
+        // transaction on the same server is older than the purge (the horizon is the database's), which the
+        // parallel test run can hold.
         const blocked = report.steps
-          .filter((s) => s.incomplete !== undefined && s.action !== "open snapshots")
+          .filter((s) => s.incomplete !== undefined && !HORIZON_STEPS.has(s.action))
           .map((s) => s.target);
         assert.deepEqual(blocked, [messages]);
       } finally {
@@ -176,6 +177,11 @@ function purgeCases(
         assert.equal(report.complete, false, JSON.stringify(report));
         const held = report.steps.find((s) => s.action === "open snapshots");
         assert.match(held?.incomplete ?? "", /purge again/);
+        // The rewrite ran while the reader held its snapshot: VACUUM FULL's own count says it kept the rows. On
+        // Citus the rows are in the workers' shards, whose VERBOSE notices do not reach the coordinator.
+        const dead = report.steps.find((s) => s.action === "dead rows");
+        if (name === "citus") assert.equal(dead?.target, "coordinator");
+        else assert.match(dead?.incomplete ?? "", /"agent_messages" [1-9]\d*/, JSON.stringify(report));
         await end();
         assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
       }));
@@ -203,6 +209,9 @@ function purgeCases(
     });
   });
 }
+
+/** The steps whose outcome is the database's horizon, which other test files' transactions can hold back. */
+const HORIZON_STEPS = new Set(["open snapshots", "dead rows"]);
 
 /** Each hit once, as a count, so a case's findings read as one object. */
 const counted = (hits: readonly string[]) => Object.fromEntries(hits.map((hit) => [hit, 1]));

@@ -4,8 +4,9 @@
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
  * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
  * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
- * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts) and the open-snapshot
- * check, not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
+ * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts), the wait for what
+ * holds the horizon back (postgres-horizon.ts) and each VACUUM's own count of the dead rows it kept
+ * (postgres-dead-rows.ts), not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
  * declaration and report through PurgeRecorder; the catalog's step covers every table's statistics at once, so a
  * table added to the declaration needs nothing more.
  */
@@ -15,10 +16,12 @@ import { numberWhere } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
 import { tablesPurgedBy } from "../../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../../store/purge.js";
-import { type Executor, type Query, sqlState } from "../engines/postgres/client.js";
+import { type Executor, type NoticesOf, type Query, sqlState } from "../engines/postgres/client.js";
 import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
+import { DeadRows } from "./postgres-dead-rows.js";
+import { incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -41,12 +44,7 @@ export interface PostgresPurgeOptions extends PurgeOptions {
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
 
-/**
- * The backends whose snapshots hold back this database's dead rows: its own, and a backend of no database, whose
- * snapshot the horizon of VACUUM FULL counts in every database (a walsender with hot_standby_feedback; Postgres
- * releases before the PROC_AFFECTS_ALL_HORIZONS flag counted every backend of database 0).
- */
-export const HOLDS_THIS_DATABASE = "(datname = current_database() OR datname IS NULL)";
+export { HOLDS_THIS_DATABASE } from "./postgres-horizon.js";
 
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK = "40P01";
@@ -75,12 +73,12 @@ const optionsSchema = z.looseObject(
 );
 
 /**
- * Runs `sql` on `table`; a lock not granted in time (another purge, a long transaction) is what the step leaves
+ * Runs a statement; a lock not granted in time (another purge, a long transaction) is what the step leaves
  * undone rather than a failure, since the purge that holds the lock does the same work.
  */
-async function step(query: Query, sql: string): Promise<string | undefined> {
+async function step(run: () => Promise<unknown>): Promise<string | undefined> {
   try {
-    await query(sql);
+    await run();
     return undefined;
   } catch (error) {
     const state = sqlState(error);
@@ -113,41 +111,52 @@ export async function purgePostgres(
 ): Promise<PurgeReport> {
   const { mode, lockTimeoutMs: timeout } = parseInput(optionsSchema, options);
   const recorder = new PurgeRecorder("postgres");
-  const pinned = executor.pinned ?? ((fn: (query: Query) => Promise<void>) => fn(executor.query));
-  await pinned(async (query) => {
+  const onWorkers = workers && ((q: Query) => workers.workerSnapshots(q));
+  const pinned =
+    executor.pinned ?? ((fn: (query: Query, noticesOf?: NoticesOf) => Promise<void>) => fn(executor.query));
+  await pinned(async (query, noticesOf) => {
     // PGlite is one connection: no other transaction can hold a snapshot there.
     const others = executor.kind !== "pglite";
     // A transaction open when the purge starts holds back the horizon while the tables are rewritten, even if it
     // ends before the purge does: wait for those to end first, or say the purge cannot be complete.
     const held = others
-      ? await waitForOlderSnapshots(await olderThanNow(query, workers), timeout)
+      ? await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout)
       : undefined;
     const tables = await storeTables(query, t);
-    if (mode === "vacuum") {
-      // VACUUM and a concurrent REINDEX take locks appends do not wait for, so they need no timeout.
-      for (const { name: table } of tables) {
-        await recorder.run("VACUUM", table, () => step(query, `VACUUM ${table}`));
-        // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
-        // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
-        const action = executor.kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
-        await recorder.run(action, table, () => step(query, `${action} ${table}`));
-      }
-    } else {
-      await rewriteTables(query, tables, timeout, recorder);
+    // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
+    // what the wait above cannot (postgres-dead-rows.ts).
+    const dead = new DeadRows(noticesOf);
+    const work = async (some: readonly PurgeTable[]) => {
+      if (mode === "vacuum") await vacuumTables(query, executor.kind, dead, some, recorder);
+      else await rewriteTables(query, dead, some, timeout, recorder);
+    };
+    await work(tables);
+    const kept = dead.keeping();
+    if (others && kept.length > 0) {
+      // Held by something the wait did not count then (a transaction begun during the rewrite with an older
+      // horizon, a holder it cannot see): wait again, from now, and do those tables once more.
+      await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout);
+      await work(tables.filter((table) => kept.includes(table.name)));
+    }
+    // On Citus the workers run the shards' VACUUM VERBOSE but their INFO notices do not reach the coordinator
+    // (measured, Citus on Postgres 15, citus.worker_min_messages 'info' too): the counts are the coordinator's own
+    // tables', which the step's target says; the shards rest on the workers' wait above.
+    if (dead.reading) {
+      await recorder.run("dead rows", workers ? "coordinator" : undefined, () => dead.note());
     }
     await refreshAll(query, workers, tables, timeout, recorder);
     // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
     // rewrite of pg_statistic would keep: the same wait, from now (postgres-catalog.ts).
     const heldStatistics = others
-      ? await waitForOlderSnapshots(await olderThanNow(query, workers), timeout)
+      ? await waitForOlderHolders(await olderThanNow(query, "catalog", onWorkers), timeout)
       : undefined;
     await vacuumStatistic(query, recorder, timeout);
     await workers?.vacuumWorkerStatistics(query, recorder, timeout);
     // Last: the WAL written so far holds every deleted row (and the rewrites' pages hold none).
     if (executor.kind === "pglite") await replaceWal(query, recorder);
     if (others) {
-      const pids = [...new Set([...(held ?? []), ...(heldStatistics ?? [])])];
-      await recorder.run("open snapshots", undefined, () => incompleteFor(pids));
+      const holders = [...new Set([...(held ?? []), ...(heldStatistics ?? [])])];
+      await recorder.run("open snapshots", undefined, () => incompleteFor(holders));
     }
   });
   return recorder.report();
@@ -167,7 +176,7 @@ async function refreshAll(
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const table of tables) {
-      await refreshStatistics(query, table, recorder, (sql) => step(query, sql));
+      await refreshStatistics(query, table, recorder, (sql) => step(() => query(sql)));
       await placements?.refreshPlacements(query, table, recorder, timeout);
     }
   } finally {
@@ -175,70 +184,39 @@ async function refreshAll(
   }
 }
 
+/** VACUUM and a REINDEX of each table, which take locks appends do not wait for, so they need no timeout. */
+async function vacuumTables(
+  query: Query,
+  kind: Executor["kind"],
+  dead: DeadRows,
+  tables: readonly PurgeTable[],
+  recorder: PurgeRecorder,
+) {
+  for (const { name: table } of tables) {
+    await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
+    // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
+    // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
+    const action = kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
+    await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
+  }
+}
+
 /** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
-async function rewriteTables(query: Query, tables: PurgeTable[], timeout: number, recorder: PurgeRecorder) {
+async function rewriteTables(
+  query: Query,
+  dead: DeadRows,
+  tables: readonly PurgeTable[],
+  timeout: number,
+  recorder: PurgeRecorder,
+) {
   // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
   // after `timeout` instead.
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const { name: table } of tables) {
-      await recorder.run("VACUUM FULL", table, () => step(query, `VACUUM FULL ${table}`));
+      await recorder.run("VACUUM FULL", table, () => step(() => dead.vacuum(query, ["FULL"], table)));
     }
   } finally {
     await query("RESET lock_timeout");
   }
-}
-
-/**
- * The reader of the backends older than now: the next transaction id now, on the node and on every Citus worker (a
- * worker counts its own ids and keeps its shards' rows for its own transactions); a transaction whose snapshot is
- * older may still see rows deleted before now, and VACUUM (FULL too) keeps such "recently dead" rows.
- */
-async function olderThanNow(
-  query: Query,
-  workers: PurgeWorkers | undefined,
-): Promise<() => Promise<(number | string)[]>> {
-  const [now] = await query<{ next: string }>(
-    "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
-  );
-  const onWorkers = workers ? await workers.workerSnapshots(query) : async () => [];
-  return async () => [...(now ? await olderSnapshots(query, now.next) : []), ...(await onWorkers())];
-}
-
-/**
- * The backends (at most 10) of this database or of none that hold a snapshot or a transaction id older than the purge
- * (before `next`): they may still see rows deleted before it, so VACUUM keeps them ("recently dead").
- */
-async function olderSnapshots(query: Query, next: string): Promise<number[]> {
-  const rows = await query<{ pid: number }>(
-    `SELECT pid FROM pg_stat_activity
-      WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
-        AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint
-      ORDER BY pid LIMIT 10`,
-    [next],
-  );
-  return rows.map((row) => row.pid);
-}
-
-/**
- * Waits up to `timeout` ms for the transactions older than the purge to end; once none is left, every later snapshot
- * sees the deletes, so no other backend can hold deleted rows back. The pids still open at the deadline otherwise.
- */
-async function waitForOlderSnapshots(
-  older: () => Promise<(number | string)[]>,
-  timeout: number,
-): Promise<(number | string)[] | undefined> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const pids = await older();
-    if (pids.length === 0) return undefined;
-    if (Date.now() >= deadline) return pids;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** The open-snapshots step's outcome: undefined (complete) when no backend held deleted rows back. */
-function incompleteFor(pids: readonly (number | string)[]): string | undefined {
-  if (pids.length === 0) return undefined;
-  return `not complete: transactions open since before the purge (pid ${pids.join(", ")}) may still see deleted rows; purge again once they end`;
 }

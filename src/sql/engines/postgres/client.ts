@@ -4,6 +4,7 @@ import { SessionError, StorageError } from "../../../errors.js";
 import { importOptional } from "../../../runtime/load.js";
 import { parseInput } from "../../../schema/parse.js";
 import { says } from "../../../schema/to-session-error.js";
+import { emittedNotices, type NoticesOf, pgliteNotices } from "./notices.js";
 import {
   isPostgresConnection,
   type PostgresConnection,
@@ -11,6 +12,7 @@ import {
   queryableFromConnection,
 } from "./reference-connection.js";
 
+export type { NoticesOf } from "./notices.js";
 export type { PostgresQueryable } from "./reference-connection.js";
 
 /**
@@ -35,9 +37,10 @@ export interface Executor {
   /**
    * Runs `fn` on one connection outside a transaction, so session settings (`SET lock_timeout`) reach statements
    * that cannot run in one (`VACUUM`, `REINDEX … CONCURRENTLY`); `fn` resets what it sets. Every executor
-   * `openExecutor` makes has it; one that joins a transaction does not.
+   * `openExecutor` makes has it; one that joins a transaction does not. `noticesOf` runs a statement there and
+   * resolves the notices it raised, where the connection delivers them (pg, PGlite; not an `execute()` one).
    */
-  pinned?<T>(fn: (query: Query) => Promise<T>): Promise<T>;
+  pinned?<T>(fn: (query: Query, noticesOf?: NoticesOf) => Promise<T>): Promise<T>;
   /** Ends the pool when the store created it; a connection passed in by the user stays open. */
   close(): Promise<void>;
   /**
@@ -191,7 +194,10 @@ function poolExecutor(pool: PoolLike, owned: boolean, prepare: boolean): Executo
       // A failure may leave a session setting behind: that connection is not handed out again.
       let failed = false;
       try {
-        return await fn(runner(client, prepare));
+        return await fn(
+          runner(client, prepare),
+          emittedNotices(client, (c) => runner(c, false)),
+        );
       } catch (error) {
         failed = true;
         throw error;
@@ -248,7 +254,13 @@ function clientExecutor(client: PostgresQueryable, prepare: boolean): Executor {
     kind: "client",
     query: (sql, params, prepared) => serial(() => raw(sql, params, prepared)),
     transaction: (fn) => serial(() => inTransaction(raw, fn)),
-    pinned: (fn) => serial(() => fn(raw)),
+    pinned: (fn) =>
+      serial(() =>
+        fn(
+          raw,
+          emittedNotices(client, (c) => runner(c, false)),
+        ),
+      ),
     close: async () => undefined,
   };
 }
@@ -265,7 +277,11 @@ function pgliteExecutor(db: PGliteLike): Executor {
         return fn(query);
       }),
     // One connection: nothing else of this store's runs between fn's statements unless fn awaits other work.
-    pinned: (fn) => fn(runner(db, false)),
+    pinned: (fn) =>
+      fn(
+        runner(db, false),
+        pgliteNotices(db, (c) => runner(c, false)),
+      ),
     close: async () => undefined,
   };
 }
