@@ -5,13 +5,14 @@
 // max_prepared_transactions > 0) is named by the wait and caught by the step; no notice listener stays on a pooled
 // connection. PGlite reports the step complete.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { DeadRows, deadRowsKept } from "../src/sql/purge/postgres-dead-rows.js";
 import type { PurgeReport } from "../src/store/purge.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "./fixtures/postgres-db.js";
+import { startPrivatePostgres } from "./fixtures/private-postgres.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 
 // What Postgres 15-17 and PGlite said (measured), and Postgres 14's plain VACUUM (its documented shape).
@@ -161,11 +162,11 @@ test("Postgres: a purge through a pool leaves no notice listener on its connecti
 });
 
 /**
- * A server that takes prepared transactions: AGENT_SESSION_PG_PREPARED_URL (a private one: the shared test server's
- * max_prepared_transactions is 0 and must not be changed), else the test server; undefined, the reason printed, when
- * it has none.
+ * A server that takes prepared transactions: AGENT_SESSION_PG_PREPARED_URL, else the test server when it takes them,
+ * else a private one this file starts and stops (the shared test server's max_prepared_transactions is 0 and must not
+ * be changed); undefined, the reason printed, when none can be had outside CI. Under CI the case must run.
  */
-async function preparedServer(): Promise<string | undefined> {
+async function preparedServer(): Promise<{ url: string; stop?: () => void } | undefined> {
   if (unavailable) return undefined;
   const url = process.env.AGENT_SESSION_PG_PREPARED_URL ?? PG_URL;
   const client = new pg.Client({ connectionString: url });
@@ -174,24 +175,28 @@ async function preparedServer(): Promise<string | undefined> {
     const { rows } = await client.query<{ n: string }>(
       "SELECT current_setting('max_prepared_transactions') AS n",
     );
-    if (Number(rows[0]?.n) > 0) return url;
-    console.log(
-      `# skipping the prepared transaction case: max_prepared_transactions is 0 at ${url} (set AGENT_SESSION_PG_PREPARED_URL to a server with more)`,
-    );
-    return undefined;
+    if (Number(rows[0]?.n) > 0) return { url };
   } finally {
     await client.end();
   }
+  const started = await startPrivatePostgres({ max_prepared_transactions: 4 });
+  if ("url" in started) return started;
+  const reason = `max_prepared_transactions is 0 at ${url} and ${started.reason}`;
+  if (process.env.CI === "true")
+    throw new Error(`the prepared transaction case must run under CI: ${reason}`);
+  console.log(`# skipping the prepared transaction case: ${reason} (set AGENT_SESSION_PG_PREPARED_URL)`);
+  return undefined;
 }
 
 const prepared = await preparedServer();
+after(() => prepared?.stop?.());
 test("Postgres: a prepared transaction older than the deletes is named by the wait and caught by the dead rows step", {
   skip: prepared ? false : "no server with max_prepared_transactions > 0",
   timeout: 120_000,
 }, async () => {
   const schema = `agent_session_dead_prepared_${process.pid}`;
   const gid = `agent_session_dead_${process.pid}`;
-  const admin = new pg.Pool({ connectionString: prepared, max: 2 });
+  const admin = new pg.Pool({ connectionString: prepared?.url, max: 2 });
   let held = false;
   try {
     await dropSchema(admin, schema);
