@@ -12,6 +12,7 @@ import { prepared, type Statement } from "../program.js";
 import { onWriteConflict } from "./row-params.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
+import { packVersions } from "./versions.js";
 import type { RefForm } from "./write-refs.js";
 
 // Parameters numbered as they are pushed.
@@ -113,7 +114,7 @@ export function postgresSingleWrites(
         `cp AS (INSERT INTO ${cps} (session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed)
           SELECT ${session}, ${ns}, ${p(c.id, "text")}, ${p(c.parentId, "text")}, ${p(c.type, "text")},
             ${p(data.data, "bytea")}, ${p(c.metadataType, "text")}, ${p(metadata.data, "bytea")},
-            ${p(JSON.stringify(c.versions), "text")}, ${p(data.sealed, "boolean")}
+            ${p(packVersions(c.versions), "text")}, ${p(data.sealed, "boolean")}
           WHERE (SELECT go FROM gv)${whole}
           ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, type = EXCLUDED.type,
             data = EXCLUDED.data, metadata_type = EXCLUDED.metadata_type, metadata = EXCLUDED.metadata,

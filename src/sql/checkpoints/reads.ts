@@ -11,6 +11,7 @@ import { type ChainRow, type KnownValue, rebuild, type ValueCache } from "./delt
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
 import type { CheckpointStatements } from "./statements.js";
+import { unpackVersions } from "./versions.js";
 import { parseRef, resolve } from "./write-refs.js";
 
 /**
@@ -141,10 +142,10 @@ export function openReads(
   });
 }
 
-// The channel versions a checkpoint row names (its `versions` column: the JSON of `[channel, version]` pairs).
+// The channel versions a checkpoint row names (its `versions` column: versions.ts).
 export function versionsOf(row: Row): Record<string, string | number> {
   const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
-  return JSON.parse(text) as Record<string, string | number>;
+  return unpackVersions(text);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.j
 import type { ValuePlan } from "./delta.js";
 import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
+import { packVersions } from "./versions.js";
 import type { RefForm } from "./write-refs.js";
 import { NO_BYTES } from "./write-refs.js";
 
@@ -29,7 +30,7 @@ export function checkpointParams(
     data.data,
     c.metadataType,
     metadata.data,
-    JSON.stringify(c.versions),
+    packVersions(c.versions),
     flag(data.sealed),
   ];
 }
