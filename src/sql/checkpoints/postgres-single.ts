@@ -44,7 +44,7 @@ export function postgresSingleWrites(
     ]);
   };
   return {
-    putAll: (c, data, metadata, rows, refs, guard) => {
+    putAll: (c, data, metadata, rows, refs, inputs, guard) => {
       const { params, p } = numbered();
       const session = p(c.sessionId, "text");
       const ns = p(c.ns, "text");
@@ -105,6 +105,34 @@ export function postgresSingleWrites(
               WHERE w.session_id = ${session} AND w.ns = ${ns} AND w.checkpoint_id = u.checkpoint_id
                 AND w.task_id = u.task_id AND w.idx = u.idx AND w.type = u.stored_type AND w.data = u.stored_data
                 AND EXISTS (SELECT 1 FROM vals v WHERE v.channel = u.channel AND v.version = u.version AND v.tag = u.tag)
+              RETURNING 1)`,
+          );
+        }
+        if (inputs.length > 0) {
+          // The input rows this put's values hold, turned into references to the value rows it inserted
+          // (value-refs.ts), while they hold the tag this process knows and are not references yet.
+          const list = inputs.map(
+            (r) =>
+              `(${[
+                p(r.channel, "text"),
+                p(r.version, "text"),
+                p(r.tag, "text"),
+                p(r.type, "text"),
+                p(r.data.data, "bytea"),
+                p(r.data.sealed, "boolean"),
+                p(r.ref.channel, "text"),
+                p(r.ref.version, "text"),
+                p(r.ref.tag, "text"),
+              ].join(", ")})`,
+          );
+          ctes.push(
+            `vref AS (UPDATE ${values} v SET type = u.type, data = u.data, sealed = u.sealed
+              FROM (VALUES ${list.join(", ")}) AS u(channel, version, tag, type, data, sealed, ref_channel, ref_version,
+                ref_tag)
+              WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = u.channel AND v.version = u.version
+                AND v.tag = u.tag AND right(v.type, 3) <> '|v1'
+                AND EXISTS (SELECT 1 FROM vals x WHERE x.channel = u.ref_channel AND x.version = u.ref_version
+                  AND x.tag = u.ref_tag)
               RETURNING 1)`,
           );
         }
