@@ -98,13 +98,16 @@ class Recording extends AgentSessionSaver {
 
 const TURNS = 4;
 
+const opts = { ownerKey: "user_id" };
+const THREAD = "t-inputs";
+
 async function graphTurns(
   store: CheckpointerStore,
   other: CheckpointerStore,
   rows: Rows,
   owner?: string,
-): Promise<void> {
-  const opts = { ownerKey: "user_id" };
+  sealed = owner !== undefined,
+): Promise<Recording> {
   const saver = new Recording(store, opts);
   const replies = Array.from({ length: TURNS }, (_, i) => words(40, `r${i}x`));
   const model = new FakeListChatModel({ responses: replies });
@@ -113,22 +116,38 @@ async function graphTurns(
     .addEdge(START, "agent")
     .addEdge("agent", END)
     .compile({ checkpointer: saver });
-  const thread = { configurable: { thread_id: "t-inputs", ...(owner ? { user_id: owner } : {}) } };
+  const thread = { configurable: { thread_id: THREAD, ...(owner ? { user_id: owner } : {}) } };
   for (let t = 0; t < TURNS; t++)
     await graph.invoke({ messages: [new HumanMessage(words(40, `u${t}y`))] }, thread);
-  const stored = await rows("t-inputs");
+  // The graph goes on in a process that read the thread, and its state holds every message.
+  const state = await graph.getState(thread);
+  assert.equal((state.values.messages as unknown[]).length, TURNS * 2);
+  await readBack(saver, other, rows, owner, sealed);
+  return saver;
+}
+
+// Every input row is a reference (sealed for a keyed owner), and another process reads every checkpoint back exact:
+// each value named, and each pending write.
+async function readBack(
+  saver: Recording,
+  other: CheckpointerStore,
+  rows: Rows,
+  owner?: string,
+  sealed = owner !== undefined,
+): Promise<void> {
+  const stored = await rows(THREAD);
   assert.equal(stored.length, TURNS);
   assert.equal(stored.filter((r) => r.type.endsWith("|v1")).length, TURNS, JSON.stringify(stored));
   for (const r of stored) {
-    assert.equal(r.sealed, owner !== undefined);
-    if (owner === undefined) assert.ok(r.bytes < 40, JSON.stringify(r));
+    assert.equal(r.sealed, sealed);
+    if (!sealed) assert.ok(r.bytes < 40, JSON.stringify(r));
   }
-  // Another process reads every checkpoint back exact: each value named, and each pending write.
+  const thread = { configurable: { thread_id: THREAD, ...(owner ? { user_id: owner } : {}) } };
   let values = 0;
   let writes = 0;
   for await (const tuple of new AgentSessionSaver(other, opts).list(thread)) {
     const id = String(tuple.config.configurable?.checkpoint_id);
-    const read = await other.checkpoints.get("t-inputs", "", id);
+    const read = await other.checkpoints.get(THREAD, "", id);
     assert.ok(read);
     for (const v of read.values) {
       const want = saver.values.get(`${v.channel} ${v.version}`);
@@ -145,9 +164,6 @@ async function graphTurns(
   }
   assert.ok(values > TURNS * 3);
   assert.equal(writes, saver.writes.size);
-  // The graph goes on in a process that read the thread, and its state holds every message.
-  const state = await graph.getState(thread);
-  assert.equal((state.values.messages as unknown[]).length, TURNS * 2);
 }
 
 // Another process writes the input checkpoint again under a new tag before the writer's next put: the writer's
@@ -218,6 +234,26 @@ for (const keyed of [false, true]) {
     }
   });
 }
+
+test("SQLite: input rows kept as references are sealed by sealClear and read back exact", async () => {
+  const file = join(dir, "inputs-seal.db");
+  const store = new SqliteStore(file);
+  const saver = await graphTurns(store, store, sqliteRows(file), "alice", false).catch(async (error) => {
+    await store.close();
+    throw error;
+  });
+  await store.close();
+  const keyring = randomKeyring(["alice"]);
+  const keyed = new SqliteStore(file, { keyring });
+  const other = new SqliteStore(file, { keyring });
+  try {
+    await keyed.rekey("alice", { sealClear: true });
+    await readBack(saver, other, sqliteRows(file), "alice", true);
+  } finally {
+    await keyed.close();
+    await other.close();
+  }
+});
 
 const pgRows =
   (db: { query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }> }, schema: string): Rows =>
