@@ -34,10 +34,11 @@ export interface KnownValue {
   depth: number;
   chain: number;
   /**
-   * The row's stored bytes (its delta's suffix or its full value) and the serializer's tag, while the row may still
-   * be turned into a reference (value-refs.ts): cleared once a put tried, and absent for a row that is one.
+   * The row's stored bytes (its delta's suffix or its full value) with the base and prefix they are stored under and
+   * the serializer's tag, while the row may still be turned into a reference (value-refs.ts): cleared once a put
+   * tried, and absent for a row that is one.
    */
-  stored?: { type: string; bytes: Uint8Array } | undefined;
+  stored?: { type: string; bytes: Uint8Array; base: string | null; prefix: number } | undefined;
 }
 
 /** How a value is stored: full (`base` null) or a delta of `base`. */

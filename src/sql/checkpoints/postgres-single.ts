@@ -110,13 +110,15 @@ export function postgresSingleWrites(
         }
         if (inputs.length > 0) {
           // The input rows this put's values hold, turned into references to the value rows it inserted
-          // (value-refs.ts), while they hold the tag this process knows and are not references yet.
+          // (value-refs.ts), while they hold the tag, base and prefix this process knows and are not references yet.
           const list = inputs.map(
             (r) =>
               `(${[
                 p(r.channel, "text"),
                 p(r.version, "text"),
                 p(r.tag, "text"),
+                p(r.base, "text"),
+                p(r.prefix, "integer"),
                 p(r.type, "text"),
                 p(r.data.data, "bytea"),
                 p(r.data.sealed, "boolean"),
@@ -127,10 +129,11 @@ export function postgresSingleWrites(
           );
           ctes.push(
             `vref AS (UPDATE ${values} v SET type = u.type, data = u.data, sealed = u.sealed
-              FROM (VALUES ${list.join(", ")}) AS u(channel, version, tag, type, data, sealed, ref_channel, ref_version,
-                ref_tag)
+              FROM (VALUES ${list.join(", ")}) AS u(channel, version, tag, base, prefix, type, data, sealed, ref_channel,
+                ref_version, ref_tag)
               WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = u.channel AND v.version = u.version
-                AND v.tag = u.tag AND right(v.type, 3) <> '|v1'
+                AND v.tag = u.tag AND v.base IS NOT DISTINCT FROM u.base AND v.prefix = u.prefix
+                AND right(v.type, 3) <> '|v1'
                 AND EXISTS (SELECT 1 FROM vals x WHERE x.channel = u.ref_channel AND x.version = u.ref_version
                   AND x.tag = u.ref_tag)
               RETURNING 1)`,

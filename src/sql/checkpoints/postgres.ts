@@ -114,9 +114,10 @@ const refUpdateSql = statement(
 // An input row turned into a reference while it holds the tag this process knows (value-refs.ts).
 const refValueSql = statement(
   (t) => `UPDATE ${names(t).values} SET type = $1, data = $2, sealed = $3
-    WHERE session_id = $4 AND ns = $5 AND channel = $6 AND version = $7 AND tag = $8 AND right(type, 3) <> '|v1'
+    WHERE session_id = $4 AND ns = $5 AND channel = $6 AND version = $7 AND tag = $8
+      AND base IS NOT DISTINCT FROM $9::text AND prefix = $10 AND right(type, 3) <> '|v1'
       AND EXISTS (SELECT 1 FROM ${names(t).values}
-        WHERE session_id = $9 AND ns = $10 AND channel = $11 AND version = $12 AND tag = $13)`,
+        WHERE session_id = $11 AND ns = $12 AND channel = $13 AND version = $14 AND tag = $15)`,
 );
 const replaceWriteSql = writeSql(true);
 const keepWriteSql = writeSql(false);

@@ -127,7 +127,7 @@ export function openReads(
           chain: row.chain,
           stored:
             channel === INPUT_CHANNEL && !row.referring && row.data
-              ? { type: row.type, bytes: row.data }
+              ? { type: row.type, bytes: row.data, base: row.base, prefix: row.prefix }
               : undefined,
         });
       return [{ channel, version, type: row.type, data: bytes }];

@@ -121,8 +121,8 @@ export function refWriteParams(
 }
 
 /**
- * An input row turned into a reference (value-refs.ts): its new type, data and sealed flag, its key and the tag it
- * must still hold, then the row it names: session_id, ns, channel, version, tag.
+ * An input row turned into a reference (value-refs.ts): its new type, data and sealed flag, its key and the tag,
+ * base and prefix it must still hold, then the row it names: session_id, ns, channel, version, tag.
  */
 export function refValueParams(sessionId: string, ns: string, r: ValueRefRow, flag: SealedFlag): unknown[] {
   return [
@@ -134,6 +134,8 @@ export function refValueParams(sessionId: string, ns: string, r: ValueRefRow, fl
     r.channel,
     r.version,
     r.tag,
+    r.base,
+    r.prefix,
     sessionId,
     ns,
     r.ref.channel,

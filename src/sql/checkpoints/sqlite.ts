@@ -129,8 +129,8 @@ export const sqliteCheckpoints: CheckpointStatements = {
   refValue: (sessionId, ns, r) =>
     command(
       `UPDATE agent_checkpoint_values SET type = ?, data = ?, sealed = ?
-      WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ? AND substr(type, -3) <> '|v1'
-        AND EXISTS (SELECT 1 FROM agent_checkpoint_values
+      WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ? AND base IS ? AND prefix = ?
+        AND substr(type, -3) <> '|v1' AND EXISTS (SELECT 1 FROM agent_checkpoint_values
           WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)`,
       refValueParams(sessionId, ns, r, flag),
     ),

@@ -86,7 +86,7 @@ export class SqlCheckpoints implements CheckpointStore {
         ? [{ channel: v.channel, version: v.version, tag, stored: plan.data }]
         : [],
     );
-    const update = inputRef({ ...input, type: stored.type, stored: stored.bytes }, rows);
+    const update = inputRef({ ...input, ...stored, stored: stored.bytes }, rows);
     return update ? [update] : [];
   }
 
@@ -205,7 +205,11 @@ export class SqlCheckpoints implements CheckpointStore {
           bytes: v.data,
           depth: plan.depth,
           chain: plan.chain,
-          stored: v.channel === INPUT_CHANNEL ? { type: v.type, bytes: plan.data } : undefined,
+          // As planned: a row that went in otherwise (a delta in full) is told apart by its base and prefix.
+          stored:
+            v.channel === INPUT_CHANNEL
+              ? { type: v.type, bytes: plan.data, base: plan.base, prefix: plan.prefix }
+              : undefined,
         });
     }
   }

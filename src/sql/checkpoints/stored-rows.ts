@@ -62,6 +62,8 @@ export interface ValueRefRow {
   channel: string;
   version: string;
   tag: string;
+  base: string | null;
+  prefix: number;
   type: string;
   data: StoredBytes;
   ref: ValueRef;
@@ -79,6 +81,8 @@ export function valueRefRows(
       channel: u.channel,
       version: u.version,
       tag: u.tag,
+      base: u.base,
+      prefix: u.prefix,
       type: valueRefType(packed.type, u.ref),
       data: storedBytes(key, c.sessionId, rowId("v", c.ns, u.channel, u.version), packed.data),
       ref: u.ref,

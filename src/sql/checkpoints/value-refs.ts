@@ -6,7 +6,8 @@
  * other row lacks (the input's framing, a few bytes), and its tag names the other row and where in that row's stored
  * bytes (its delta's suffix, or its full value) the rest is:
  *
- * - only while the input row is there with the tag this process knows and not a reference yet, and the row referred
+ * - only while the input row is there with the tag, base and prefix this process knows (the stored form its bytes
+ *   are; a delta that went in full keeps its tag) and not a reference yet, and the row referred
  *   to is the put's own (inserted by the same statement or transaction, with the put's tag): rows never change their
  *   bytes, so the reference always reads back the bytes the input row was written with;
  * - only `__start__` rows refer, and only to rows of other channels, which never refer: a reference is one row away;
@@ -124,20 +125,27 @@ export function withPiece(kept: Uint8Array, piece: Piece, other: Uint8Array): Ui
 
 /** An input row a put turns into a reference to one of its rows (see the file's comment). */
 export interface ValueRefUpdate {
-  /** The input row: its channel, version and the tag it must still hold. */
+  /**
+   * The input row: its channel, version, and the tag, base and prefix it must still hold (its stored bytes are then
+   * the ones this process knows: a delta that went in full has the tag it planned, but no base).
+   */
   channel: string;
   version: string;
   tag: string;
+  base: string | null;
+  prefix: number;
   /** The serializer's tag of its value, the bytes it keeps, and its reference. */
   serializerType: string;
   kept: Uint8Array;
   ref: ValueRef;
 }
 
-/** A row this process knows the stored bytes of (its delta's suffix or its full value). */
+/** A row this process knows the stored bytes of (its delta's suffix or its full value), as stored. */
 export interface KnownStored {
   version: string;
   tag: string;
+  base: string | null;
+  prefix: number;
   type: string;
   stored: Uint8Array;
 }
@@ -158,6 +166,8 @@ export function inputRef(
       channel: INPUT_CHANNEL,
       version: input.version,
       tag: input.tag,
+      base: input.base,
+      prefix: input.prefix,
       serializerType: input.type,
       kept: withoutPiece(input.stored, piece),
       ref: { ...piece, channel: row.channel, version: row.version, tag: row.tag },
