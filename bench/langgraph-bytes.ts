@@ -5,7 +5,8 @@
  * `dbstat`; Postgres: the relation, its TOAST and its indexes), each minus its size in the empty schema, summed as
  * the checkpoint tables (with their indexes) and recall's copy (the session's messages, their search index and the
  * rest), and, for the checkpoint tables, the rows and the payload bytes of each column, and how many pending writes
- * are kept as a reference to a value (src/sql/checkpoints/write-refs.ts). Env: LG_BYTES_MESSAGES
+ * are kept as a reference to a value (src/sql/checkpoints/write-refs.ts) and input rows as a reference to the value
+ * that took their message (value-refs.ts). Env: LG_BYTES_MESSAGES
  * (default 1000), LG_BYTES_WORDS (default 50),
  * LG_BYTES_ENGINES (sqlite,postgres).
  * Run: npm run bench:script bench/langgraph-bytes.ts
@@ -132,7 +133,11 @@ function columns(
     }
     // Pending writes kept as a reference to a stored value (src/sql/checkpoints/write-refs.ts).
     const refs = await get("SELECT count(*) AS n FROM agent_checkpoint_writes WHERE type LIKE '%|s1'");
-    return `${mdTable(["table", "rows", "column payloads", "× raw"], out)}\n\nPending writes kept as a reference to a value: ${refs.n}.`;
+    // Input rows kept as a reference to the value that took their message (src/sql/checkpoints/value-refs.ts).
+    const inputs = await get(
+      "SELECT count(*) AS n, sum(CASE WHEN type LIKE '%|v1' THEN 1 ELSE 0 END) AS refs FROM agent_checkpoint_values WHERE channel = '__start__'",
+    );
+    return `${mdTable(["table", "rows", "column payloads", "× raw"], out)}\n\nPending writes kept as a reference to a value: ${refs.n}. Input (\`__start__\`) rows kept as a reference to a value: ${inputs.refs} of ${inputs.n}.`;
   };
 }
 

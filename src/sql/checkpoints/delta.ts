@@ -33,6 +33,12 @@ export interface KnownValue {
   bytes: Uint8Array;
   depth: number;
   chain: number;
+  /**
+   * The row's stored bytes (its delta's suffix or its full value) with the base and prefix they are stored under and
+   * the serializer's tag, while the row may still be turned into a reference (value-refs.ts): cleared once a put
+   * tried, and absent for a row that is one.
+   */
+  stored?: { type: string; bytes: Uint8Array; base: string | null; prefix: number } | undefined;
 }
 
 /** How a value is stored: full (`base` null) or a delta of `base`. */
@@ -93,6 +99,8 @@ export interface ChainRow {
   data: Uint8Array | null;
   depth: number;
   chain: number;
+  /** Whether the row keeps part of its bytes in another row (value-refs.ts). */
+  referring?: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ import { prepared, type Statement } from "../program.js";
 import { onWriteConflict } from "./row-params.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
+import { packVersions } from "./versions.js";
 import type { RefForm } from "./write-refs.js";
 
 // Parameters numbered as they are pushed.
@@ -43,7 +44,7 @@ export function postgresSingleWrites(
     ]);
   };
   return {
-    putAll: (c, data, metadata, rows, refs, guard) => {
+    putAll: (c, data, metadata, rows, refs, inputs, guard) => {
       const { params, p } = numbered();
       const session = p(c.sessionId, "text");
       const ns = p(c.ns, "text");
@@ -107,13 +108,44 @@ export function postgresSingleWrites(
               RETURNING 1)`,
           );
         }
+        if (inputs.length > 0) {
+          // The input rows this put's values hold, turned into references to the value rows it inserted
+          // (value-refs.ts), while they hold the tag, base and prefix this process knows and are not references yet.
+          const list = inputs.map(
+            (r) =>
+              `(${[
+                p(r.channel, "text"),
+                p(r.version, "text"),
+                p(r.tag, "text"),
+                p(r.base, "text"),
+                p(r.prefix, "integer"),
+                p(r.type, "text"),
+                p(r.data.data, "bytea"),
+                p(r.data.sealed, "boolean"),
+                p(r.ref.channel, "text"),
+                p(r.ref.version, "text"),
+                p(r.ref.tag, "text"),
+              ].join(", ")})`,
+          );
+          ctes.push(
+            `vref AS (UPDATE ${values} v SET type = u.type, data = u.data, sealed = u.sealed
+              FROM (VALUES ${list.join(", ")}) AS u(channel, version, tag, base, prefix, type, data, sealed, ref_channel,
+                ref_version, ref_tag)
+              WHERE v.session_id = ${session} AND v.ns = ${ns} AND v.channel = u.channel AND v.version = u.version
+                AND v.tag = u.tag AND v.base IS NOT DISTINCT FROM u.base AND v.prefix = u.prefix
+                AND right(v.type, 3) <> '|v1'
+                AND EXISTS (SELECT 1 FROM vals x WHERE x.channel = u.ref_channel AND x.version = u.ref_version
+                  AND x.tag = u.ref_tag)
+              RETURNING 1)`,
+          );
+        }
       }
       const whole = rows.length > 0 ? " AND NOT EXISTS (SELECT 1 FROM lost)" : "";
       ctes.push(
         `cp AS (INSERT INTO ${cps} (session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed)
           SELECT ${session}, ${ns}, ${p(c.id, "text")}, ${p(c.parentId, "text")}, ${p(c.type, "text")},
             ${p(data.data, "bytea")}, ${p(c.metadataType, "text")}, ${p(metadata.data, "bytea")},
-            ${p(JSON.stringify(c.versions), "text")}, ${p(data.sealed, "boolean")}
+            ${p(packVersions(c.versions), "text")}, ${p(data.sealed, "boolean")}
           WHERE (SELECT go FROM gv)${whole}
           ON CONFLICT (session_id, ns, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, type = EXCLUDED.type,
             data = EXCLUDED.data, metadata_type = EXCLUDED.metadata_type, metadata = EXCLUDED.metadata,

@@ -10,6 +10,7 @@ import {
   checkpointParams,
   onWriteConflict,
   refUpdateParams,
+  refValueParams,
   refWriteParams,
   valueParams,
   writeParams,
@@ -110,6 +111,14 @@ const refUpdateSql = statement(
       AND EXISTS (SELECT 1 FROM ${names(t).values}
         WHERE session_id = $10 AND ns = $11 AND channel = $12 AND version = $13 AND tag = $14)`,
 );
+// An input row turned into a reference while it holds the tag this process knows (value-refs.ts).
+const refValueSql = statement(
+  (t) => `UPDATE ${names(t).values} SET type = $1, data = $2, sealed = $3
+    WHERE session_id = $4 AND ns = $5 AND channel = $6 AND version = $7 AND tag = $8
+      AND base IS NOT DISTINCT FROM $9::text AND prefix = $10 AND right(type, 3) <> '|v1'
+      AND EXISTS (SELECT 1 FROM ${names(t).values}
+        WHERE session_id = $11 AND ns = $12 AND channel = $13 AND version = $14 AND tag = $15)`,
+);
 const replaceWriteSql = writeSql(true);
 const keepWriteSql = writeSql(false);
 const replaceRefWriteSql = refWriteSql(true);
@@ -171,6 +180,7 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
             writeParams(sessionId, ns, checkpointId, w, data, sealedFlag),
           ),
     refWrite: (sessionId, ns, u) => command(refUpdateSql(t), refUpdateParams(sessionId, ns, u)),
+    refValue: (sessionId, ns, r) => command(refValueSql(t), refValueParams(sessionId, ns, r, sealedFlag)),
     checkpoint: (sessionId, ns, id) =>
       id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
     page: (q) => pageStatement(t, q),

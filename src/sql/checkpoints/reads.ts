@@ -11,6 +11,8 @@ import { type ChainRow, type KnownValue, rebuild, type ValueCache } from "./delt
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
 import type { CheckpointStatements } from "./statements.js";
+import { INPUT_CHANNEL, parseValueRef, type ValueRef, withPiece } from "./value-refs.js";
+import { unpackVersions } from "./versions.js";
 import { parseRef, resolve } from "./write-refs.js";
 
 /**
@@ -41,27 +43,47 @@ export function openReads(
   for (const [g, rows] of found.chains) {
     const [sessionId, ns] = JSON.parse(g) as [string, string];
     const byChannel = new Map<string, Map<string, ChainRow>>();
+    const referring: [ChainRow, ValueRef, string][] = [];
     for (const r of rows) {
       const channel = String(r.channel);
       const version = String(r.version);
+      // A row keeping part of its bytes in another row (value-refs.ts): its own part here, the rest below.
+      const ref = parseValueRef(String(r.type));
+      const type = ref ? ref.type : String(r.type);
       const opened =
         r.data === null || r.data === undefined
           ? null
-          : unpack(String(r.type), openedBytes(keys, sessionId, rowId("v", ns, channel, version), r));
+          : unpack(type, openedBytes(keys, sessionId, rowId("v", ns, channel, version), r));
       const data = opened?.data ?? null;
       const row: ChainRow = {
         version,
         tag: String(r.tag),
-        type: opened?.type ?? unpack(String(r.type), new Uint8Array()).type,
+        type: opened?.type ?? unpack(type, new Uint8Array()).type,
         base: r.base === null || r.base === undefined ? null : String(r.base),
         prefix: Number(r.prefix),
         data,
         depth: Number(r.depth),
         chain: Number(r.chain),
+        ...(ref ? { referring: true } : {}),
       };
+      if (ref) referring.push([row, ref, channel]);
       const m = byChannel.get(channel) ?? new Map<string, ChainRow>();
       byChannel.set(channel, m);
       m.set(version, row);
+    }
+    // The rows referred to never refer themselves, so each referring row is rebuilt from rows opened above.
+    for (const [row, ref, channel] of referring) {
+      const other = byChannel.get(ref.channel)?.get(ref.version);
+      const data =
+        row.data && other?.data && other.tag === ref.tag && !other.referring
+          ? withPiece(row.data, ref, other.data)
+          : null;
+      if (data === null)
+        throw new SessionError(
+          "STORAGE",
+          `The value of channel "${channel}" of session "${sessionId}" lost the row it refers to`,
+        );
+      row.data = data;
     }
     chains.set(g, byChannel);
     built.set(g, new Map());
@@ -103,6 +125,10 @@ export function openReads(
           bytes,
           depth: row.depth,
           chain: row.chain,
+          stored:
+            channel === INPUT_CHANNEL && !row.referring && row.data
+              ? { type: row.type, bytes: row.data, base: row.base, prefix: row.prefix }
+              : undefined,
         });
       return [{ channel, version, type: row.type, data: bytes }];
     });
@@ -141,10 +167,10 @@ export function openReads(
   });
 }
 
-// The channel versions a checkpoint row names (its `versions` column: the JSON of `[channel, version]` pairs).
+// The channel versions a checkpoint row names (its `versions` column: versions.ts).
 export function versionsOf(row: Row): Record<string, string | number> {
   const text = row.versions instanceof Uint8Array ? utf8Decode(row.versions) : String(row.versions ?? "{}");
-  return JSON.parse(text) as Record<string, string | number>;
+  return unpackVersions(text);
 }
 
 /**
@@ -187,7 +213,17 @@ export function* around(s: CheckpointStatements, rows: Row[], cache?: ValueCache
       mine.set(channel, value);
       return [channel, version, value.tag];
     });
-    chains.set(g, wanted.length === 0 ? [] : yield s.chain(at.sessionId, at.ns, wanted));
+    const rows: Row[] = wanted.length === 0 ? [] : yield s.chain(at.sessionId, at.ns, wanted);
+    // The rows that referring rows name (value-refs.ts), each one row (its tag stops the chain there).
+    const have = new Set(rows.map((r) => JSON.stringify([String(r.channel), String(r.version)])));
+    const named = new Map<string, [string, string, string]>();
+    for (const r of rows) {
+      const ref = parseValueRef(String(r.type));
+      const key = ref && JSON.stringify([ref.channel, ref.version]);
+      if (ref && key && !have.has(key)) named.set(key, [ref.channel, ref.version, ref.tag]);
+    }
+    if (named.size > 0) rows.push(...((yield s.chain(at.sessionId, at.ns, [...named.values()])) as Row[]));
+    chains.set(g, rows);
   }
   return { rows, chains, writes, held };
 }

@@ -7,6 +7,8 @@ import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.j
 import type { ValuePlan } from "./delta.js";
 import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
+import type { ValueRefRow } from "./stored-rows.js";
+import { packVersions } from "./versions.js";
 import type { RefForm } from "./write-refs.js";
 import { NO_BYTES } from "./write-refs.js";
 
@@ -29,7 +31,7 @@ export function checkpointParams(
     data.data,
     c.metadataType,
     metadata.data,
-    JSON.stringify(c.versions),
+    packVersions(c.versions),
     flag(data.sealed),
   ];
 }
@@ -115,6 +117,30 @@ export function refWriteParams(
     ref.channel,
     ref.version,
     ref.tag,
+  ];
+}
+
+/**
+ * An input row turned into a reference (value-refs.ts): its new type, data and sealed flag, its key and the tag,
+ * base and prefix it must still hold, then the row it names: session_id, ns, channel, version, tag.
+ */
+export function refValueParams(sessionId: string, ns: string, r: ValueRefRow, flag: SealedFlag): unknown[] {
+  return [
+    r.type,
+    r.data.data,
+    flag(r.data.sealed),
+    sessionId,
+    ns,
+    r.channel,
+    r.version,
+    r.tag,
+    r.base,
+    r.prefix,
+    sessionId,
+    ns,
+    r.ref.channel,
+    r.ref.version,
+    r.ref.tag,
   ];
 }
 

@@ -7,6 +7,7 @@ import {
   checkpointParams,
   onWriteConflict,
   refUpdateParams,
+  refValueParams,
   refWriteParams,
   valueParams,
   writeParams,
@@ -124,6 +125,14 @@ export const sqliteCheckpoints: CheckpointStatements = {
         AND EXISTS (SELECT 1 FROM agent_checkpoint_values
           WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)`,
       refUpdateParams(sessionId, ns, u),
+    ),
+  refValue: (sessionId, ns, r) =>
+    command(
+      `UPDATE agent_checkpoint_values SET type = ?, data = ?, sealed = ?
+      WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ? AND base IS ? AND prefix = ?
+        AND substr(type, -3) <> '|v1' AND EXISTS (SELECT 1 FROM agent_checkpoint_values
+          WHERE session_id = ? AND ns = ? AND channel = ? AND version = ? AND tag = ?)`,
+      refValueParams(sessionId, ns, r, flag),
     ),
   checkpoint: (sessionId, ns, id) =>
     id === null

@@ -13,7 +13,7 @@ import type { Program, Row, Statement } from "../program.js";
 import type { ValuePlan } from "./delta.js";
 import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
-import type { ValueRow } from "./stored-rows.js";
+import type { ValueRefRow, ValueRow } from "./stored-rows.js";
 import type { RefForm } from "./write-refs.js";
 
 /** One engine's statements of checkpoints; every statement but a page across sessions names its session. */
@@ -46,7 +46,8 @@ export interface CheckpointStatements {
   ): Statement;
   /**
    * Where the engine writes in one statement ({@link CheckpointEngine.single}): the checkpoint row and its values,
-   * nothing unless `guard`'s `gv.go`; answers `keyed`, `registered` and `lost` (deltas whose base row is gone).
+   * nothing unless `guard`'s `gv.go`; answers `keyed`, `registered` and `lost` (deltas whose base row is gone); `refs`
+   * and `inputs` turned into references to the value rows it inserted, as {@link refWrite} and {@link refValue}.
    */
   putAll?(
     c: StoredCheckpoint,
@@ -54,6 +55,7 @@ export interface CheckpointStatements {
     metadata: StoredBytes,
     values: readonly ValueRow[],
     refs: readonly RefUpdate[],
+    inputs: readonly ValueRefRow[],
     guard: StatementGuard,
   ): Statement;
   /** The same for pending writes (each (task, idx) once): answers `keyed` and `registered`. */
@@ -70,6 +72,11 @@ export interface CheckpointStatements {
    * value row `u` names is there with its tag.
    */
   refWrite(sessionId: string, ns: string, u: RefUpdate): Statement;
+  /**
+   * An input row turned into a reference (value-refs.ts) while it holds `r.tag` and is not one yet, and the row it
+   * names is there with its tag.
+   */
+  refValue(sessionId: string, ns: string, r: ValueRefRow): Statement;
   /** The checkpoint row `id` (null: the newest id) of a session's namespace. */
   checkpoint(sessionId: string, ns: string, id: string | null): Statement;
   /** A page of checkpoint rows, newest id first (then session and namespace, descending). */

@@ -29,7 +29,8 @@ import {
 } from "./ref-memory.js";
 import { rowId, storedBytes } from "./sealing.js";
 import type { CheckpointEngine, CheckpointStatements } from "./statements.js";
-import { type Planned, packedCheckpoint, valueRows } from "./stored-rows.js";
+import { type Planned, packedCheckpoint, valueRefRows, valueRows } from "./stored-rows.js";
+import { INPUT_CHANNEL, inputRef, type ValueRefUpdate } from "./value-refs.js";
 
 export type { CheckpointEngine, CheckpointStatements, StatementGuard } from "./statements.js";
 export type { ValueRow } from "./stored-rows.js";
@@ -62,8 +63,10 @@ export class SqlCheckpoints implements CheckpointStore {
       const known = v.data === null ? undefined : cache.get(c.sessionId, c.ns, v.channel);
       return { v, tag: newTag(), plan: v.data === null ? null : planValue(v.data, known) };
     });
-    // The parent's writes one of these values holds go as references to it (write-refs.ts).
-    const done = this.putPlanned(c, planned, refUpdates(this.recent, c, planned), expect);
+    // The parent's writes one of these values holds go as references to it (write-refs.ts), and so does the input
+    // row this process knows (value-refs.ts).
+    const inputs = this.inputRefs(c, planned);
+    const done = this.putPlanned(c, planned, refUpdates(this.recent, c, planned), inputs, expect);
     // A pending write of this checkpoint may refer to one of these values meanwhile (write-refs.ts).
     const offered = planned.flatMap(({ v, tag }) =>
       v.data ? [{ channel: v.channel, version: v.version, tag, bytes: v.data }] : [],
@@ -72,10 +75,26 @@ export class SqlCheckpoints implements CheckpointStore {
     await done;
   }
 
+  // The input row this process knows as a reference to one of a put's rows, if one holds it (tried once a row).
+  private inputRefs(c: StoredCheckpoint, planned: readonly Planned[]): ValueRefUpdate[] {
+    const input = this.cache.get(c.sessionId, c.ns, INPUT_CHANNEL);
+    const stored = input?.stored;
+    if (!input || !stored) return [];
+    input.stored = undefined;
+    const rows = planned.flatMap(({ v, tag, plan }) =>
+      plan && v.data && v.channel !== INPUT_CHANNEL
+        ? [{ channel: v.channel, version: v.version, tag, stored: plan.data }]
+        : [],
+    );
+    const update = inputRef({ ...input, ...stored, stored: stored.bytes }, rows);
+    return update ? [update] : [];
+  }
+
   private async putPlanned(
     c: StoredCheckpoint,
     planned: Planned[],
     updates: readonly RefUpdate[],
+    inputs: readonly ValueRefUpdate[],
     expect?: OwnerExpectation,
   ): Promise<void> {
     const s = this.s;
@@ -88,13 +107,16 @@ export class SqlCheckpoints implements CheckpointStore {
     const single = this.engine.single?.bind(this.engine);
     // One statement where the engine runs one; a delta whose base is gone (another process deleted the thread)
     // writes nothing, and the write goes again with every value full.
-    for (let rows = planned; putAll && single; ) {
+    for (let rows = planned, refs = inputs; putAll && single; ) {
       const at = rows;
+      const inputRows = refs;
       const row = await single(
         c.sessionId,
         (key, guard) => {
           const stored = cp(key);
-          return putAll(packed, stored.data, stored.metadata, valueRows(c, at, key), updates, guard);
+          const values = valueRows(c, at, key);
+          const input = valueRefRows(c, inputRows, key);
+          return putAll(packed, stored.data, stored.metadata, values, updates, input, guard);
         },
         expect,
       );
@@ -104,21 +126,27 @@ export class SqlCheckpoints implements CheckpointStore {
         return;
       }
       rows = rows.map((r) => (r.plan && r.v.data ? { ...r, plan: planValue(r.v.data, undefined) } : r));
+      // The input's reference named a place in a row now written otherwise.
+      refs = [];
     }
     await this.engine.write(
       c.sessionId,
       function* (key) {
+        // The channels whose row went in as planned: the input's reference names a place in one.
+        const asPlanned = new Set<string>();
         for (const row of valueRows(c, planned, key)) {
           const rows = yield s.putValue(c.sessionId, c.ns, row.meta, row.plan, row.data);
           // A delta whose base is gone (or another version stored meanwhile) goes in full; a stored version stays.
           if (rows.length === 0 && row.plan.base !== null && row.full) {
             const full = row.full();
             yield s.putValue(c.sessionId, c.ns, full.meta, full.plan, full.data);
-          }
+          } else asPlanned.add(row.meta.channel);
         }
         const stored = cp(key);
         yield s.putCheckpoint(packed, stored.data, stored.metadata);
         for (const u of updates) yield s.refWrite(c.sessionId, c.ns, u);
+        for (const r of valueRefRows(c, inputs, key))
+          if (asPlanned.has(r.ref.channel)) yield s.refValue(c.sessionId, c.ns, r);
       },
       expect,
     );
@@ -177,6 +205,11 @@ export class SqlCheckpoints implements CheckpointStore {
           bytes: v.data,
           depth: plan.depth,
           chain: plan.chain,
+          // As planned: a row that went in otherwise (a delta in full) is told apart by its base and prefix.
+          stored:
+            v.channel === INPUT_CHANNEL
+              ? { type: v.type, bytes: plan.data, base: plan.base, prefix: plan.prefix }
+              : undefined,
         });
     }
   }

@@ -6,6 +6,7 @@ import type { StoredChannelValue, StoredCheckpoint } from "../../contract/checkp
 import { planValue, type ValuePlan } from "./delta.js";
 import { pack } from "./packing.js";
 import { rowId, type StoredBytes, storedBytes } from "./sealing.js";
+import { type ValueRef, type ValueRefUpdate, valueRefType } from "./value-refs.js";
 
 /** A value row as written: its columns, how it is stored (full or a delta) and its stored bytes. */
 export interface ValueRow {
@@ -54,4 +55,37 @@ export function packedCheckpoint(c: StoredCheckpoint): StoredCheckpoint {
   const data = pack(c.type, c.data);
   const metadata = pack(c.metadataType, c.metadata);
   return { ...c, type: data.type, data: data.data, metadataType: metadata.type, metadata: metadata.data };
+}
+
+/** An input row as a put turns it into a reference (value-refs.ts): its key, tag, new stored tag and bytes. */
+export interface ValueRefRow {
+  channel: string;
+  version: string;
+  tag: string;
+  base: string | null;
+  prefix: number;
+  type: string;
+  data: StoredBytes;
+  ref: ValueRef;
+}
+
+// The input rows a put turns into references, as stored under `key` (what they keep compressed where it pays).
+export function valueRefRows(
+  c: StoredCheckpoint,
+  updates: readonly ValueRefUpdate[],
+  key: Uint8Array | null,
+): ValueRefRow[] {
+  return updates.map((u) => {
+    const packed = pack(u.serializerType, u.kept);
+    return {
+      channel: u.channel,
+      version: u.version,
+      tag: u.tag,
+      base: u.base,
+      prefix: u.prefix,
+      type: valueRefType(packed.type, u.ref),
+      data: storedBytes(key, c.sessionId, rowId("v", c.ns, u.channel, u.version), packed.data),
+      ref: u.ref,
+    };
+  });
 }
