@@ -1,20 +1,9 @@
-/**
- * Where a Mastra save's WAL pages go on SQLite (docs/PERFORMANCE.md, "Mastra memory storages"): one thread saved a
- * turn (two messages) at a time as bench/mastra.ts does; after MASTRA_PAGES_WARM messages, each of the next
- * MASTRA_PAGES_TURNS saves runs alone against a checkpointed, emptied write-ahead log, whose frames are then read and
- * each page named by the table or index that holds it (`dbstat`). Prints the pages a save writes, by b-tree.
- * Env: MASTRA_PAGES_WARM (default 400), MASTRA_PAGES_TURNS (default 50).
- * Run: npm run bench:script bench/mastra-pages.ts (Node >= 22.13)
- */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { MemoryStorage } from "@mastra/core/storage";
-import { mastraStorage } from "../src/mastra/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { rng } from "./data.js";
-import { benchTurn, saveBenchThread } from "./mastra-data.js";
+import { benchThread, benchTurn } from "./mastra-data.js";
 import { mdTable } from "./stats.js";
 
 const WARM = Number(process.env.MASTRA_PAGES_WARM ?? 400);
@@ -40,11 +29,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "mastra-pages-"));
   const file = join(dir, "store.db");
   const store = new SqliteStore(file);
-  const storage = mastraStorage(store);
-  await storage.init();
-  const memory = (await storage.getStore("memory")) as MemoryStorage;
-  const threadId = randomUUID();
-  await saveBenchThread(memory, threadId);
+  const { memory, threadId } = await benchThread(store);
   const next = rng(7);
   let i = 0;
   for (; i < WARM; i += 2) await memory.saveMessages({ messages: benchTurn(next, threadId, i) });
