@@ -29,6 +29,8 @@ import { NEXT_ACTIVITY } from "./registry.js";
 import { writeMessageRow } from "./write-row.js";
 import { deleteRows, updateRow } from "./writes.js";
 
+const GUARDED_ROW = `SELECT 1 AS found FROM agent_sessions WHERE id = ? AND ${STEP_GUARD}`;
+
 const notFound = (sessionId: string) => new SessionError("NOT_FOUND", `Session not found: ${sessionId}`);
 
 /** Deletes messages as `deleteMessages` does, inside the step's transaction; answers the logged cursor. */
@@ -74,16 +76,20 @@ export async function writeSqliteStep(
   const { sessionId } = step;
   const guard = { source: step.source ?? null, owner: step.owner ?? null };
   driver.transaction(() => {
-    // The registry row first: touched (its activity time, and the usage added) only while it is the guard's (its
+    // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own. Every
+    // message it replaces is looked for first (after its guard: another owner's session is not probed), so a missing
+    // one refuses the step before anything is written (a driver that cannot roll back would otherwise keep the
+    // replacements before it, or the registry's touch).
+    if (replaces.length > 0) {
+      if (!driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) throw notFound(sessionId);
+      assertStored(driver, sessionId, replaces);
+    }
+    // Then the registry row: touched (its activity time, and the usage added) only while it is the guard's (its
     // source and owner) and the usage fits, so a missing or another's session, or a total the usage would carry out
     // of range, refuses the step before anything is written — also on a driver that cannot roll back (a `sql` tag
     // without transactionSync) — and one statement both guards and touches it.
     const now = new Date().toISOString();
     touchRegistry(driver, sessionId, guard, usage, now);
-    // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own. Every
-    // message it replaces is looked for first, so a missing one refuses the step before anything is written (a
-    // driver that cannot roll back would otherwise keep the replacements before it).
-    if (replaces.length > 0) assertStored(driver, sessionId, replaces);
     replaces.forEach(({ message, json }, i) => {
       const written = writeMessageRow(
         driver,
