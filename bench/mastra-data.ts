@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import type { MastraDBMessage } from "@mastra/core/memory";
 import type { MemoryStorage } from "@mastra/core/storage";
+import { type MastraCapableStore, mastraStorage } from "../src/mastra/index.js";
 import { makeText } from "./data.js";
 
 const T0 = Date.parse("2025-01-01T00:00:00Z");
@@ -32,4 +33,16 @@ export function benchTurn(next: () => number, threadId: string, i: number): Mast
       content: { format: 2, parts: [{ type: "text", text }], content: text },
     } as MastraDBMessage;
   });
+}
+
+/** The memory domain of `store`'s Mastra storage, initialised, with a new bench thread saved in it. */
+export async function benchThread(
+  store: MastraCapableStore,
+): Promise<{ memory: MemoryStorage; threadId: string }> {
+  const storage = mastraStorage(store);
+  await storage.init();
+  const memory = (await storage.getStore("memory")) as MemoryStorage;
+  const threadId = randomUUID();
+  await saveBenchThread(memory, threadId);
+  return { memory, threadId };
 }

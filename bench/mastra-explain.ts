@@ -8,12 +8,10 @@
  * Run: npm run bench:script bench/mastra-explain.ts (Node >= 22.13)
  */
 import { randomUUID } from "node:crypto";
-import type { MemoryStorage } from "@mastra/core/storage";
 import pg from "pg";
-import { mastraStorage } from "../src/mastra/index.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { rng } from "./data.js";
-import { benchTurn, saveBenchThread } from "./mastra-data.js";
+import { benchThread, benchTurn } from "./mastra-data.js";
 import { BENCH_PG_URL } from "./pg-url.js";
 import { fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 
@@ -66,11 +64,7 @@ async function main(): Promise<void> {
   at.pathname = `/${database}`;
   const pool = new pg.Pool({ connectionString: at.href, max: 2 });
   const store = await PostgresStore.open(pool, { schema: "ours" });
-  const storage = mastraStorage(store);
-  await storage.init();
-  const memory = (await storage.getStore("memory")) as MemoryStorage;
-  const threadId = randomUUID();
-  await saveBenchThread(memory, threadId);
+  const { memory, threadId } = await benchThread(store);
   const next = rng(7);
   const last = Math.max(...AT);
   const times: { save: number[]; locate: number[]; chain: number[] } = { save: [], locate: [], chain: [] };

@@ -76,15 +76,20 @@ export async function writeSqliteStep(
   const { sessionId } = step;
   const guard = { source: step.source ?? null, owner: step.owner ?? null };
   driver.transaction(() => {
-    // An owner-scoped step also checks its guard first (one key lookup), in the same synchronous stretch: on a
-    // driver that cannot roll back (a `sql` tag without transactionSync) another owner's session is never written.
-    if (guard.owner !== null && !driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) {
-      throw notFound(sessionId);
-    }
     // A step that replaces or removes appends nothing (store/step.ts); each write is the provider's own. Every
-    // message it replaces is looked for first, so a missing one refuses the step before anything is written (a
-    // driver that cannot roll back would otherwise keep the replacements before it).
-    if (replaces.length > 0) assertStored(driver, sessionId, replaces);
+    // message it replaces is looked for first (after its guard: another owner's session is not probed), so a missing
+    // one refuses the step before anything is written (a driver that cannot roll back would otherwise keep the
+    // replacements before it, or the registry's touch).
+    if (replaces.length > 0) {
+      if (!driver.get(GUARDED_ROW, [sessionId, ...stepGuardParams(guard)])) throw notFound(sessionId);
+      assertStored(driver, sessionId, replaces);
+    }
+    // Then the registry row: touched (its activity time, and the usage added) only while it is the guard's (its
+    // source and owner) and the usage fits, so a missing or another's session, or a total the usage would carry out
+    // of range, refuses the step before anything is written — also on a driver that cannot roll back (a `sql` tag
+    // without transactionSync) — and one statement both guards and touches it.
+    const now = new Date().toISOString();
+    touchRegistry(driver, sessionId, guard, usage, now);
     replaces.forEach(({ message, json }, i) => {
       const written = writeMessageRow(
         driver,
@@ -100,8 +105,9 @@ export async function writeSqliteStep(
       removed(removeRows(store, sessionId, step.remove, step.removeTip));
     let at: string | null | undefined = step.parentId;
     // A chain's next append takes what the one before wrote and looked up (the head and parent, the owner's key),
-    // unread: the transaction holds the write lock.
-    let context: AppendContext | undefined;
+    // unread: the transaction holds the write lock. Made only when a next append takes it (the last append's child
+    // context would cost a read of its skip target for nothing).
+    let context: (() => AppendContext) | undefined;
     let sealKey: Uint8Array | null | undefined;
     writes.forEach((write, i) => {
       const message = step.messages[i]!;
@@ -109,7 +115,7 @@ export async function writeSqliteStep(
       if (!write) written = { result: { inserted: false, message } };
       else {
         const { message: stored, json } = write;
-        const known = context;
+        const known = context?.();
         context = undefined;
         const appended = writeMessageRow(
           driver,
@@ -126,7 +132,7 @@ export async function writeSqliteStep(
               context: known,
             });
             if (key !== undefined) sealKey = key;
-            context = row.child?.();
+            context = row.child;
             return row;
           },
         );
@@ -136,7 +142,6 @@ export async function writeSqliteStep(
       check(i, written);
       at = message.id;
     });
-    const now = new Date().toISOString();
     if (step.block) {
       // Recorded as the session's (sql/context-records/) unless the row has a record, and sealed when the owner of
       // the record it keeps has a key (sealed-context.ts), inside the step's transaction.
@@ -152,23 +157,32 @@ export async function writeSqliteStep(
         [step.block.key, stored.content, stored.sealed, now, sessionId],
       );
     }
-    const counters = usage ? `${USAGE_SET}, ` : "";
-    const row = driver.get(
-      `UPDATE agent_sessions SET ${counters}updated_at = ?, activity = ${NEXT_ACTIVITY}
-       WHERE id = ? AND ${STEP_GUARD}${usage ? ` AND ${USAGE_FITS}` : ""} RETURNING id`,
-      [
-        ...(usage ? usageDeltas(usage) : []),
-        now,
-        sessionId,
-        ...stepGuardParams(guard),
-        ...(usage ? usageBounds(usage) : []),
-      ],
-    );
-    // Last, so a missing session (another source's or owner's, or a total the usage would carry out of range) rolls
-    // back the appends: the guard and the write are one transaction.
-    if (!row) {
-      if (usage) refuseUsage(driver, sessionId, usage, guard);
-      throw notFound(sessionId);
-    }
   });
+}
+
+// Touches the step's registry row and adds its usage, guarded (see writeSqliteStep); NOT_FOUND (or the usage's
+// refusal) when the row is not the guard's.
+function touchRegistry(
+  driver: SqlDriver,
+  sessionId: string,
+  guard: { source: string | null; owner: string | null },
+  usage: PreparedStep["usage"],
+  now: string,
+): void {
+  const counters = usage ? `${USAGE_SET}, ` : "";
+  const row = driver.get(
+    `UPDATE agent_sessions SET ${counters}updated_at = ?, activity = ${NEXT_ACTIVITY}
+     WHERE id = ? AND ${STEP_GUARD}${usage ? ` AND ${USAGE_FITS}` : ""} RETURNING id`,
+    [
+      ...(usage ? usageDeltas(usage) : []),
+      now,
+      sessionId,
+      ...stepGuardParams(guard),
+      ...(usage ? usageBounds(usage) : []),
+    ],
+  );
+  if (!row) {
+    if (usage) refuseUsage(driver, sessionId, usage, guard);
+    throw notFound(sessionId);
+  }
 }

@@ -30,6 +30,9 @@ export function postgresTimedMessages(
       timeCast: "::timestamptz",
       joinHead: t.layout.joinOnSession("h", "m", "h.num = m.session_num"),
       idArray: true,
+      // A cluster's rows carry their session and are read by it: the id look-up stays one `= ANY` (a lateral
+      // subquery with OFFSET is not one a cluster routes).
+      probeIds: !t.layout.rowsCarrySession,
     });
   // Under the lock every layout change holds, so two processes' first reads do not race to create one index.
   const indexed = once(async () =>
@@ -42,7 +45,7 @@ export function postgresTimedMessages(
     statements,
     indexedFirst(indexed, async (statement) => {
       const executor = await ready();
-      return executor.query<TimedRow>(statement.sql, statement.params);
+      return executor.query<TimedRow>(statement.sql, statement.params, statement.prepared === true);
     }),
     messagesOf,
     list,

@@ -24,6 +24,10 @@ const MAX_POSITION = 16383;
 const MAX_POSITIONS = 256;
 const MAX_VECTOR_BYTES = 900_000;
 
+// Session lexemes remembered (a session id is at most 256 characters: at most ~300 kB).
+const SESSION_LEXEMES = 1024;
+const sessionLexemes = new Map<string, string>();
+
 function quoteLexeme(lexeme: string): string {
   // Tokens hold only letters, digits and marks, so this never fires; it keeps the literal safe regardless.
   return `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
@@ -35,7 +39,14 @@ function quoteLexeme(lexeme: string): string {
  * the real session id as well, so a hash collision could only cost time, never return a wrong hit.
  */
 export function sessionLexeme(sessionId: string): string {
-  return `#${createHash("sha256").update(sessionId).digest("base64url").slice(0, 16)}`;
+  let lexeme = sessionLexemes.get(sessionId);
+  if (lexeme === undefined) {
+    lexeme = `#${createHash("sha256").update(sessionId).digest("base64url").slice(0, 16)}`;
+    // Every message a session stores takes its lexeme (and every search of it): hashed once per recent session.
+    if (sessionLexemes.size >= SESSION_LEXEMES) sessionLexemes.clear();
+    sessionLexemes.set(sessionId, lexeme);
+  }
+  return lexeme;
 }
 
 /**
