@@ -1,11 +1,12 @@
 /**
  * A storage room's manifest: what a concern of `src/sql/<concern>/` declares so that the engines reach it without
  * naming it. Each engine takes its rooms from one list (`src/sql/rooms/sqlite.ts`, `src/sql/rooms/postgres.ts`): its
- * migrations join the schema, its tables the owner-data declaration (so the purge, docs/PRIVACY.md, the transfer's
- * field check and the Citus placement follow), its statements a session's delete and erasure, and its passes a key
+ * migrations join the schema, its tables the owner-data declaration (so the purge, docs/PRIVACY.md and the Citus
+ * placement follow) with the export's fields of them, its statements a session's delete and erasure, and its passes a key
  * rotation. An engine's half lives in the concern's engine file, so a SQLite store loads no Postgres module.
  */
 import type { OwnerDataTable } from "../store/owner-data.js";
+import type { TransferField } from "../store/transfer/owner-fields.js";
 import type { PostgresMigration } from "./engines/postgres/migration.js";
 import type { Tables } from "./engines/postgres/tables.js";
 import type { SqliteMigration } from "./engines/sqlite/migration.js";
@@ -56,6 +57,8 @@ export interface SqliteRoom {
   readonly migrations: readonly SqliteMigration[];
   /** Its tables as the owner-data declaration holds them. */
   ownerData(make: OwnerDataMakers): OwnerDataTable[];
+  /** How the export carries each content and name column of its tables, or why it leaves it out. */
+  readonly transferFields: Readonly<Record<string, TransferField>>;
   /** A session's rows deleted, each statement taking the session id (its delete and erasure run them). */
   readonly forgetSession?: readonly string[];
   /** Its part of a key rotation. */
@@ -70,6 +73,8 @@ export interface PostgresRoom {
   readonly migrations: readonly PostgresMigration[];
   /** Its tables as the owner-data declaration holds them, with their Citus placement. */
   ownerData(make: OwnerDataMakers): OwnerDataTable[];
+  /** How the export carries each content and name column of its tables, or why it leaves it out. */
+  readonly transferFields: Readonly<Record<string, TransferField>>;
   /** A session's rows deleted (its delete and erasure run them). */
   forgetSession?(t: Tables, sessionId: string): Statement[];
   /** Its part of a key rotation over the store's tables. */

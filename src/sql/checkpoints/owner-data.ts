@@ -4,6 +4,7 @@
  * session, and on Citus sharded by session with the messages (the engine's `plain` places them so).
  */
 import type { OwnerDataTable } from "../../store/owner-data.js";
+import type { TransferField } from "../../store/transfer/owner-fields.js";
 import type { OwnerDataMakers } from "../room.js";
 
 /** The three tables, made by the engine's `plain` (its purge work and placement). */
@@ -66,3 +67,11 @@ export function checkpointTables({ plain, withSession }: OwnerDataMakers): Owner
     ),
   ];
 }
+
+/** A thread is a session: its export carries its checkpoints (store/transfer/checkpoints.ts), values and writes. */
+export const CHECKPOINT_TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
+  "agent_checkpoints.data": { carried: "checkpoint.data" },
+  "agent_checkpoints.metadata": { carried: "checkpoint.metadata" },
+  "agent_checkpoint_values.data": { carried: "checkpoint.values" },
+  "agent_checkpoint_writes.data": { carried: "checkpoint.writes" },
+};

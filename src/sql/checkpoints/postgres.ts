@@ -7,7 +7,7 @@
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
 import type { PostgresRoom } from "../room.js";
-import { checkpointTables } from "./owner-data.js";
+import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { postgresSingleWrites } from "./postgres-single.js";
 import { checkpointRekey } from "./rekey.js";
 import {
@@ -277,6 +277,7 @@ export const checkpointsPostgresRoom: PostgresRoom = {
   name: "checkpoints",
   migrations: [{ version: 26, statements: checkpointTablesSql }],
   ownerData: checkpointTables,
+  transferFields: CHECKPOINT_TRANSFER_FIELDS,
   forgetSession: forgetCheckpoints,
   rekey: (t) => checkpointRekey(postgresCheckpointRekey(t)),
 };

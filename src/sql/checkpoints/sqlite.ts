@@ -5,7 +5,7 @@
  */
 import { command, query } from "../program.js";
 import type { SqliteRoom } from "../room.js";
-import { checkpointTables } from "./owner-data.js";
+import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { checkpointRekey } from "./rekey.js";
 import {
   checkpointParams,
@@ -245,6 +245,7 @@ export const checkpointsSqliteRoom: SqliteRoom = {
   name: "checkpoints",
   migrations: [{ version: 27, statements: CHECKPOINT_TABLES }],
   ownerData: checkpointTables,
+  transferFields: CHECKPOINT_TRANSFER_FIELDS,
   forgetSession: FORGET_CHECKPOINTS,
   rekey: checkpointRekey(sqliteCheckpointRekey),
 };

@@ -16,6 +16,7 @@ import { call, runInTransaction, runProgram } from "../engines/postgres/program.
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
 import type { PostgresRoom } from "../room.js";
+import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
 import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
@@ -232,20 +233,8 @@ function postgresItemRekey(t: Tables): ItemRekeyStatements {
 export const graphStorePostgresRoom: PostgresRoom = {
   name: "graph-store",
   migrations: [{ version: 27, statements: graphItemTablesSql }],
-  ownerData: () => [
-    {
-      table: "agent_graph_items",
-      holds: "a LangGraph store's items (agent-session/langgraph), each its owner's",
-      tie: "owner",
-      // By owner: one owner's items on one node, every read and write of one owner routed there.
-      citus: "by-key",
-      citusColumn: "owner",
-      sealed: "sealed",
-      sealedAs: { value: "item" },
-      erasure: "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
-      purge: "rewrite",
-      columns: { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
-    },
-  ],
+  // By owner: one owner's items on one node, every read and write of one owner routed there.
+  ownerData: () => graphItemTables({ citus: "by-key", citusColumn: "owner", purge: "rewrite" }),
+  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
   rekey: (t) => itemRekey(postgresItemRekey(t)),
 };

@@ -12,6 +12,7 @@ import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
 import type { SqliteRoom } from "../room.js";
+import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
 import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
@@ -169,16 +170,7 @@ const sqliteItemRekey: ItemRekeyStatements = {
 export const graphStoreSqliteRoom: SqliteRoom = {
   name: "graph-store",
   migrations: [{ version: 28, statements: GRAPH_ITEM_TABLES }],
-  ownerData: ({ plain }) => [
-    plain(
-      "agent_graph_items",
-      "a LangGraph store's items (agent-session/langgraph), each its owner's",
-      "owner",
-      "sealed",
-      "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
-      { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
-      { value: "item" },
-    ),
-  ],
+  ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),
+  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
   rekey: itemRekey(sqliteItemRekey),
 };
