@@ -1,6 +1,6 @@
 /**
  * Threads' and resources' own fields (title, metadata, times, working memory) as the owner's items
- * (`agent_graph_items`, sql/graph-store/): each item is its owner's, sealed under its key, and `eraseOwner` removes
+ * (the graph store's table, sql/graph-store/): each item is its owner's, sealed under its key, and `eraseOwner` removes
  * them with the rest of the owner's data (docs/MASTRA.md). The thread itself is a session of the registry.
  */
 import type { GraphItem, GraphItemDraft } from "../contract/graph-items.js";

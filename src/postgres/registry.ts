@@ -8,7 +8,6 @@
 
 import type { OwnerDigest, SessionInfo } from "../contract/registry.js";
 import type { PostgresBackend } from "../sql/backend/postgres.js";
-import { forgetCheckpoints } from "../sql/checkpoints/postgres.js";
 import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
@@ -18,6 +17,7 @@ import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
 import { deleteStatement } from "../sql/registry/postgres-writes.js";
 import { SqlRegistry } from "../sql/registry/steps.js";
+import { forgetRoomRows } from "../sql/rooms/postgres.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { forgetStreamSql } from "../sql/streams/postgres.js";
 import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
@@ -112,7 +112,7 @@ export class PostgresSessionRegistry extends SqlRegistry {
       const [result] = await query<{ existed: boolean }>(...deleteStatement(this.t, id, num));
       await deleteKeyed(query, this.t, id, keys);
       await query(forgetStreamSql(this.t), [id]); // a running answer's chunks go with the session
-      for (const s of forgetCheckpoints(this.t, id)) await query(s.sql, s.params); // a LangGraph thread's too
+      for (const s of forgetRoomRows(this.t, id)) await query(s.sql, s.params); // the storage rooms' rows too
       await forgetFacts(query, this.t, id); // every fact with a source in it, and its learn mark
       const removed = result?.existed === true;
       if (!head && !removed) return { removed, cleared: undefined }; // nothing was there: nothing to announce

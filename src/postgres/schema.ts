@@ -3,13 +3,13 @@ import { SessionError } from "../errors.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { VectorStoreOptions } from "../search/vectors/types.js";
 import { indexChangeLog } from "../sql/change-log/postgres-append-log.js";
-import { checkpointTablesSql } from "../sql/checkpoints/postgres.js";
 import { backfillRecords, recordColumnsSql } from "../sql/context-records/postgres.js";
-import { type Executor, type Query, sqlState } from "../sql/engines/postgres/client.js";
+import { type Executor, sqlState } from "../sql/engines/postgres/client.js";
 import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
+import type { PostgresMigration } from "../sql/engines/postgres/migration.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
-import { graphItemTablesSql } from "../sql/graph-store/postgres.js";
+import { POSTGRES_ROOMS } from "../sql/rooms/postgres.js";
 import { retokenizeCjk } from "../sql/search/postgres-retokenize.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
@@ -47,22 +47,15 @@ export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOpt
   distributed?: boolean;
 }
 
-/**
- * One schema step: its version, its statements, then `run` for what SQL alone cannot do (the search vectors are
- * made in JavaScript). Released steps are never edited; a change is a new step.
- */
-export interface Migration {
-  version: number;
-  statements: (t: Tables) => string[];
-  run?: (query: Query, t: Tables) => Promise<void>;
-}
+/** One schema step (sql/engines/postgres/migration.ts). */
+export type Migration = PostgresMigration;
 
 /**
- * The schema. Integer `seq` keys give insertion order (latest leaf, search recency); string ids are unique per
+ * The schema's own steps. Integer `seq` keys give insertion order (latest leaf, search recency); string ids are unique per
  * session. The head row caches the latest leaf's tree columns (depth, totals and its whole skip-pointer chain) so
  * an append after the tip never reads a message row: see append.ts for why that matters under concurrency.
  */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+const CORE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     statements: (t) => {
@@ -343,14 +336,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 24, statements: factSourceIndexSql },
   // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
   { version: 25, statements: factSealedColumnSql },
-  // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
-  { version: 26, statements: checkpointTablesSql },
-  // A LangGraph store's items, each its owner's (sql/graph-store/).
-  { version: 27, statements: graphItemTablesSql },
+  // 26 and 27: the storage rooms' (a LangGraph thread's checkpoints, a LangGraph store's items: src/sql/rooms/).
   // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
   // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
   { version: 28, statements: () => [], run: forgetDanglingFacts },
 ];
+
+/** The schema: its own steps and the storage rooms' (src/sql/rooms/postgres.ts), in version order. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  ...CORE_MIGRATIONS,
+  ...POSTGRES_ROOMS.flatMap((room) => room.migrations),
+].sort((a, b) => a.version - b.version);
 
 /** Migration 17: a session's kept stream (one row per session) and its chunks, in order. */
 function streamTables(t: Tables): string[] {

@@ -10,6 +10,7 @@ import { STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import type { Program } from "../sql/program.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
 import { SqlRegistry, sessionRow } from "../sql/registry/steps.js";
+import { forgetRoomRows } from "../sql/rooms/sqlite.js";
 import { retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
 import { forgetStream } from "../sql/streams/sqlite-store.js";
 import { ownerDigestsOf } from "../store/crypto/owner-digests.js";
@@ -19,7 +20,6 @@ import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
-import { forgetCheckpoints } from "./checkpoints.js";
 import { forgetFacts } from "./facts.js";
 import { deleteSessionContent } from "./writes.js";
 
@@ -110,7 +110,7 @@ export class SqliteSessionRegistry extends SqlRegistry {
         this.driver.run("DELETE FROM agent_session_heads WHERE num = ?", [head.num]);
       }
       forgetStream(this.driver, id); // a running answer's chunks go with the session
-      forgetCheckpoints(this.driver, id); // a LangGraph thread's checkpoints too
+      forgetRoomRows(this.driver, id); // the storage rooms' rows of it too (a LangGraph thread's checkpoints)
       forgetFacts(this.driver, id); // every fact with a source in it, and its learn mark
       deleteKeyed(this.driver, id, keys);
       const removed =

@@ -1,12 +1,12 @@
 import { SessionError } from "../errors.js";
 import { indexChangeLog } from "../sql/change-log/sqlite.js";
-import { CHECKPOINT_TABLES } from "../sql/checkpoints/sqlite.js";
 import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
+import type { SqliteMigration } from "../sql/engines/sqlite/migration.js";
 import { isReadonlyError } from "../sql/engines/sqlite/readonly.js";
-import { GRAPH_ITEM_TABLES } from "../sql/graph-store/sqlite.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
+import { SQLITE_ROOMS } from "../sql/rooms/sqlite.js";
 import { retokenizeCjk, retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
 import { STREAM_TABLES } from "../sql/streams/sqlite-store.js";
 import {
@@ -17,21 +17,14 @@ import {
   forgetDanglingFacts,
 } from "./facts.js";
 
-/**
- * One schema step: its version and the statements (one per entry, so a `sql` tag can run them), then `run` for
- * what SQL alone cannot do (the index's text is made in JavaScript).
- */
-export interface Migration {
-  version: number;
-  statements: string[];
-  run?: (driver: SqlDriver) => void;
-}
+/** One schema step (sql/engines/sqlite/migration.ts). */
+export type Migration = SqliteMigration;
 
 /**
- * The schema, as an append-only list: a released step is never edited, a change is a new step.
+ * The schema's own steps, as an append-only list: a released step is never edited, a change is a new step.
  * Integer `seq` keys are insertion order (latest leaf, FTS rowid); string ids are unique per session.
  */
-export const SQLITE_MIGRATIONS: Migration[] = [
+const CORE_MIGRATIONS: Migration[] = [
   {
     version: 1,
     statements: [
@@ -275,14 +268,17 @@ export const SQLITE_MIGRATIONS: Migration[] = [
   { version: 25, statements: [], run: addFactSealedColumn },
   // The fact index kept in few segments, so a search reads few (facts.ts).
   { version: 26, statements: FACT_INDEX_MERGE },
-  // A LangGraph thread's checkpoints, channel values and pending writes (sql/checkpoints/, docs/LANGGRAPH.md).
-  { version: 27, statements: CHECKPOINT_TABLES },
-  // A LangGraph store's items, each its owner's (sql/graph-store/).
-  { version: 28, statements: GRAPH_ITEM_TABLES },
+  // 27 and 28: the storage rooms' (a LangGraph thread's checkpoints, a LangGraph store's items: src/sql/rooms/).
   // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
   // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
   { version: 29, statements: [], run: forgetDanglingFacts },
 ];
+
+/** The schema: its own steps and the storage rooms' (src/sql/rooms/sqlite.ts), in version order. */
+export const SQLITE_MIGRATIONS: Migration[] = [
+  ...CORE_MIGRATIONS,
+  ...SQLITE_ROOMS.flatMap((room) => room.migrations),
+].sort((a, b) => a.version - b.version);
 
 function addSealedColumns(driver: SqlDriver): void {
   const blocks = driver.column<string>("SELECT name FROM pragma_table_info('agent_context_blocks')");

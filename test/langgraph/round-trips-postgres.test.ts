@@ -58,7 +58,7 @@ test("Postgres: a warm thread's put and putWrites send the statements they send 
     // read) as its CTEs; recall's append of the new message. putWrites: one statement.
     assert.deepEqual(await warm(store, undefined), { put: 2, putWrites: 1 });
     // An owner in clear takes the owner's advisory lock before the write, in a transaction with it
-    // (postgres/checkpoint-guard.ts): BEGIN, the lock, the write, COMMIT.
+    // (sql/checkpoints/postgres-guard.ts): BEGIN, the lock, the write, COMMIT.
     assert.deepEqual(await warm(store, "alice"), { put: 5, putWrites: 4 });
     await store.close();
   });

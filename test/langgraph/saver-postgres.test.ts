@@ -1,6 +1,6 @@
 // The LangGraph checkpointer on the Postgres server and PGlite, for a thread of an owner without a key: its
 // checkpoint and pending writes take the owner's lock and then the session's guard inside their one statement
-// (postgres/checkpoint-guard.ts), not the coordinator's function of a cluster (which a single server does not have:
+// (sql/checkpoints/postgres-guard.ts), not the coordinator's function of a cluster (which a single server does not have:
 // every such write failed STORAGE before); and a put whose delta lost its base goes again in full.
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,4 +1,5 @@
-// The export format against the owner-data declarations (src/store/transfer/owner-fields.ts): every declared content
+// The export format against the owner-data declarations (src/store/transfer/owner-fields.ts, and each storage room's
+// own, src/sql/room.ts `transferFields`): every declared content
 // and name column is carried by a field of the CLI's export or left out with a reason, every entry names a declared
 // column, and every carried field is present in a real export of a store holding one of each kind of row (a fact, a
 // checkpoint and a LangGraph store item too).
@@ -8,8 +9,15 @@ import { writeExport } from "../../src/cli/transfer/export.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
+import { POSTGRES_ROOMS } from "../../src/sql/rooms/postgres.js";
+import { SQLITE_ROOMS } from "../../src/sql/rooms/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { TRANSFER_FIELDS } from "../../src/store/transfer/owner-fields.js";
+import { TRANSFER_FIELDS as CORE_FIELDS } from "../../src/store/transfer/owner-fields.js";
+
+const TRANSFER_FIELDS = Object.fromEntries([
+  ...Object.entries(CORE_FIELDS),
+  ...[...SQLITE_ROOMS, ...POSTGRES_ROOMS].flatMap((room) => Object.entries(room.transferFields)),
+]);
 
 const declared = new Set<string>();
 for (const declaration of [SQLITE_OWNER_DATA, POSTGRES_OWNER_DATA])

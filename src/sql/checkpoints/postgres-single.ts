@@ -1,5 +1,5 @@
 /**
- * Postgres's checkpoint writes as one statement each (steps.ts `putAll`, `putWritesAll`; postgres/checkpoints.ts runs
+ * Postgres's checkpoint writes as one statement each (steps.ts `putAll`, `putWritesAll`; postgres-store.ts runs
  * them): a warm `put` or `putWrites` is one round trip, its guard spliced in as CTEs (`gv.go`), with no transaction
  * around it. A put inserts its values and its checkpoint row only when no delta lost its base (`lost`: the base row
  * is gone, or another process wrote it again under a new tag), as the statements one by one would have written

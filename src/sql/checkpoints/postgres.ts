@@ -1,11 +1,15 @@
 /**
- * Postgres's statements of checkpoints (steps.ts has the steps) and its tables (migration 26). Every statement but a
- * page across threads names its session, so on a Citus cluster (the tables sharded by session, sql/owner-data/) it
- * is routed to the session's node; a chain read is one recursive query filtered by the session at each step.
+ * Postgres's statements of checkpoints (steps.ts has the steps), its tables (migration 26) and its room (what the
+ * engine reaches of it, src/sql/room.ts). Every statement but a page across threads names its session, so on a
+ * Citus cluster (the tables sharded by session, owner-data.ts) it is routed to the session's node; a chain read is
+ * one recursive query filtered by the session at each step.
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
+import type { PostgresRoom } from "../room.js";
+import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { postgresSingleWrites } from "./postgres-single.js";
+import { checkpointRekey } from "./rekey.js";
 import {
   checkpointParams,
   onWriteConflict,
@@ -25,7 +29,7 @@ const names = (t: Tables) => ({
 });
 
 /** Migration 26: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. */
-export function checkpointTablesSql(t: Tables): string[] {
+function checkpointTablesSql(t: Tables): string[] {
   const n = names(t);
   return [
     `CREATE TABLE IF NOT EXISTS ${n.cps} (
@@ -226,17 +230,17 @@ function pageStatement(t: Tables, q: Parameters<CheckpointStatements["page"]>[0]
 }
 
 /** A session's checkpoints, values and writes deleted, one statement per table (its delete and erasure run them). */
-export function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
+function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
   return Object.values(names(t)).map((table) =>
     command(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]),
   );
 }
 
 /**
- * A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts), each naming the session
- * (routed to its node on Citus).
+ * A key rotation's statements of a session's checkpoint rows (rekey.ts), each naming the session (routed to its
+ * node on Citus).
  */
-export function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
+function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
   return {
     checkpointRows: (sessionId, c, start, after, limit) => {
       const params: unknown[] = [sessionId];
@@ -274,3 +278,16 @@ export function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
     },
   };
 }
+
+/**
+ * The checkpoints' room on Postgres: migration 26, three tables of a session, on a Citus cluster on its session's
+ * node (the engine's `plain`: every statement but a page across threads names it).
+ */
+export const checkpointsPostgresRoom: PostgresRoom = {
+  name: "checkpoints",
+  migrations: [{ version: 26, statements: checkpointTablesSql }],
+  ownerData: checkpointTables,
+  transferFields: CHECKPOINT_TRANSFER_FIELDS,
+  forgetSession: forgetCheckpoints,
+  rekey: (t) => checkpointRekey(postgresCheckpointRekey(t)),
+};

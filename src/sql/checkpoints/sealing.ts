@@ -55,7 +55,7 @@ export function asBytes(value: unknown): Uint8Array {
   throw new SessionError("STORAGE", "A checkpoint column holds no bytes");
 }
 
-/** A checkpoint table whose byte columns a key rotation re-seals (sql/rekey/checkpoints.ts). */
+/** A checkpoint table whose byte columns a key rotation re-seals (rekey.ts). */
 export interface SealedCheckpointTable {
   /** Its name (unqualified). */
   table: string;
@@ -91,7 +91,7 @@ export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
   },
 ];
 
-/** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts, part of its RekeyTable). */
+/** A key rotation's statements of a session's checkpoint rows (rekey.ts, the room's part of a rotation). */
 export interface CheckpointRekeyStatements {
   /**
    * A page of a session's rows of `table` after the key `after` (null: from its start), in key order: those sealed

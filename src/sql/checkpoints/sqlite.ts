@@ -1,8 +1,12 @@
 /**
- * SQLite's statements of checkpoints (steps.ts has the steps) and its tables (migration 27). A chain read is one
- * recursive query; the page's owner filter reads the registry's owner column (a thread is a session).
+ * SQLite's statements of checkpoints (steps.ts has the steps), its tables (migration 27) and its room (what the
+ * engine reaches of it, src/sql/room.ts). A chain read is one recursive query; the page's owner filter reads the
+ * registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
+import type { SqliteRoom } from "../room.js";
+import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
+import { checkpointRekey } from "./rekey.js";
 import {
   checkpointParams,
   onWriteConflict,
@@ -213,7 +217,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
 };
 
 /** A session's checkpoints, values and writes deleted (its delete and erasure run them in their transaction). */
-export const FORGET_CHECKPOINTS = [
+const FORGET_CHECKPOINTS = [
   "DELETE FROM agent_checkpoints WHERE session_id = ?",
   "DELETE FROM agent_checkpoint_values WHERE session_id = ?",
   "DELETE FROM agent_checkpoint_writes WHERE session_id = ?",
@@ -221,8 +225,8 @@ export const FORGET_CHECKPOINTS = [
 
 const keyed = (t: SealedCheckpointTable) => t.key.join(", ");
 
-/** A key rotation's statements of a session's checkpoint rows (sql/rekey/checkpoints.ts). */
-export const sqliteCheckpointRekey: CheckpointRekeyStatements = {
+/** A key rotation's statements of a session's checkpoint rows (rekey.ts). */
+const sqliteCheckpointRekey: CheckpointRekeyStatements = {
   checkpointRows: (sessionId, t, start, after, limit) => {
     const which =
       start === null ? "sealed = 0 AND data IS NOT NULL" : "sealed = 1 AND substr(data, 1, ?) = ?";
@@ -243,4 +247,14 @@ export const sqliteCheckpointRekey: CheckpointRekeyStatements = {
       [...stored, sessionId, ...t.key.map((k) => row[k]), row[first]],
     );
   },
+};
+
+/** The checkpoints' room on SQLite: migration 27, three tables of a session, sealed with the session's key. */
+export const checkpointsSqliteRoom: SqliteRoom = {
+  name: "checkpoints",
+  migrations: [{ version: 27, statements: CHECKPOINT_TABLES }],
+  ownerData: checkpointTables,
+  transferFields: CHECKPOINT_TRANSFER_FIELDS,
+  forgetSession: FORGET_CHECKPOINTS,
+  rekey: checkpointRekey(sqliteCheckpointRekey),
 };

@@ -1,6 +1,6 @@
 /**
  * The statements and engine hooks checkpoints run on (steps.ts runs them): each engine's statement table
- * (sqlite.ts, postgres.ts) and its key handling (sqlite/checkpoints.ts, postgres/checkpoints.ts).
+ * (sqlite.ts, postgres.ts) and its key handling (sqlite-store.ts, postgres-store.ts).
  */
 import type {
   CheckpointPageQuery,

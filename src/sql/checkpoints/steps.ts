@@ -5,7 +5,7 @@
  * `agent_checkpoint_writes` (pending writes). Every byte column is sealed for an encrypted owner (the row codec's
  * `checkpoint` kind, bound to the row's key); the tables go with the session's delete and erasure (sql/erase/). The
  * statement text is each engine's table (sqlite.ts, postgres.ts); the key lookup and its guard are each engine's
- * (sqlite/checkpoints.ts, postgres/checkpoints.ts).
+ * (sqlite-store.ts, postgres-store.ts).
  */
 import type {
   CheckpointPageQuery,

@@ -5,13 +5,13 @@
  * two reads (links are sharded by session, payloads by hash: a correlated subquery across shards is refused).
  */
 
-import { forgetCheckpoints } from "../checkpoints/postgres.js";
 import type { Query } from "../engines/postgres/client.js";
 import { call } from "../engines/postgres/program.js";
 import { statement, type Tables } from "../engines/postgres/tables.js";
 import { isoSql } from "../engines/postgres/tree.js";
 import { type FactStatements, forgetSessionFacts } from "../facts/steps.js";
 import { command, countOf, query } from "../program.js";
+import { forgetRoomRows } from "../rooms/postgres.js";
 import type { EraseLock, EraseStatements } from "./steps.js";
 
 const LOCKS: Record<EraseLock, string> = { none: "", update: " FOR UPDATE", skip: " FOR UPDATE SKIP LOCKED" };
@@ -113,7 +113,7 @@ export function postgresErase(t: Tables, h: PostgresEraseHelpers): EraseStatemen
       return yield* forgetSessionFacts(h.facts, id);
     },
     streams: (id) => command(h.forgetStream, [id]),
-    checkpoints: (id) => forgetCheckpoints(t, id),
+    rooms: (id) => forgetRoomRows(t, id),
     session: (id) => query(sessionSql(t), [id]),
     gone: (rows) => countOf(rows),
   };

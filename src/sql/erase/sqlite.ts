@@ -5,11 +5,11 @@
  * statements by sqlite/registry.ts, which builds the table.
  */
 
-import { FORGET_CHECKPOINTS } from "../checkpoints/sqlite.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { call } from "../engines/sqlite/program.js";
 import { type FactStatements, forgetSessionFacts } from "../facts/steps.js";
 import { command, countOf, query, type Row } from "../program.js";
+import { FORGET_SESSION_ROWS } from "../rooms/sqlite.js";
 import type { EraseStatements } from "./steps.js";
 
 const TABLE_PRESENT = "SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?";
@@ -79,7 +79,7 @@ export function sqliteErase(h: SqliteEraseHelpers): EraseStatements {
         h.forgetStream(driver, id);
         return [];
       }),
-    checkpoints: (id) => FORGET_CHECKPOINTS.map((sql) => command(sql, [id])),
+    rooms: (id) => FORGET_SESSION_ROWS.map((sql) => command(sql, [id])),
     session: (id) => query("DELETE FROM agent_sessions WHERE id = ? RETURNING 1 AS gone", [id]),
     gone: (rows: Row[]) => rows.length,
   };

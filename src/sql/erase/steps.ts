@@ -37,8 +37,8 @@ export interface EraseStatements {
   facts(id: string): Program<number>;
   /** Deletes a running answer's stream head and chunks. */
   streams(id: string): Step;
-  /** Deletes the session's checkpoints, their channel values and pending writes (sql/checkpoints/). */
-  checkpoints(id: string): Step;
+  /** Deletes the session's rows of every storage room (src/sql/rooms/: a LangGraph thread's checkpoints among them). */
+  rooms(id: string): Step;
   /** Deletes the registry row, answering what went. */
   session(id: string): Step;
   /** How many rows `changes` or `session` took, from its answer. */
@@ -90,7 +90,7 @@ export function* eraseUnder(
  * Erases session `id` (head `num`, when it has stored data): its vectors and freed payloads counted, then its
  * messages with what hangs on them, overlays and head; every block and entry recorded for it, the unrecorded blocks
  * of `keys` and entries filed under them; its change-log rows, every fact with a source in it and its learn mark,
- * a running answer's chunks, its checkpoints, and its registry row.
+ * a running answer's chunks, its rows of the storage rooms, and its registry row.
  * Answers the counts.
  */
 export function* eraseSession(
@@ -113,7 +113,7 @@ export function* eraseSession(
   if ((yield s.present("changes")).length > 0) counts.changes = s.gone(yield s.changes(id));
   counts.facts = yield* s.facts(id);
   yield s.streams(id);
-  yield s.checkpoints(id);
+  yield s.rooms(id);
   counts.sessions = s.gone(yield s.session(id));
   return counts;
 }

@@ -1,8 +1,9 @@
 /**
- * Postgres's statements of graph items (steps.ts). The namespace is its labels joined by "." (a label holds none)
- * and compared in byte order (`COLLATE "C"`), so a prefix's items are one range of the primary key
- * (owner, namespace, key). On Citus the table is distributed by owner (sql/owner-data/postgres.ts): every statement
- * of one owner is routed to its node; the store-wide reads (no owner named) and the sweep's look-up of owners fan out.
+ * Postgres's statements of graph items (steps.ts) and its room (src/sql/room.ts). The namespace is its labels joined
+ * by "." (a label holds none) and compared in byte order (`COLLATE "C"`), so a prefix's items are one range of the
+ * primary key (owner, namespace, key). On Citus the table is distributed by owner (the room's owner data): every
+ * statement of one owner is routed to its node; the store-wide reads (no owner named) and the sweep's look-up of
+ * owners fan out.
  */
 
 import type { GraphScope } from "../../contract/graph-items.js";
@@ -14,7 +15,9 @@ import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-gu
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
-import type { ItemRow, RekeyTable } from "../rekey/table.js";
+import type { PostgresRoom } from "../room.js";
+import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
+import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
@@ -31,7 +34,7 @@ export type GraphTables = Tables & { readonly keys?: GraphKeys | undefined };
 export const graphItemsTable = (t: Tables): string => qualified(t, "agent_graph_items");
 
 /** The migration that makes the table: one row per item, its owner first. */
-export function graphItemTablesSql(t: Tables): string[] {
+function graphItemTablesSql(t: Tables): string[] {
   const items = graphItemsTable(t);
   const ix = (name: string) => `"${t.prefix}${name}"`;
   return [
@@ -206,10 +209,10 @@ const engine = (ready: () => Promise<Executor>, t: GraphTables): GraphEngine => 
 });
 
 /**
- * A key rotation's statements of the owner's items (sql/rekey/items.ts), each naming the owner (routed to its node on
- * Citus); a write leaves an item written meanwhile.
+ * A key rotation's statements of the owner's items (rekey.ts), each naming the owner (routed to its node on Citus);
+ * a write leaves an item written meanwhile.
  */
-export function postgresItemRekey(t: Tables): Pick<RekeyTable, "itemsUnder" | "writeItem"> {
+function postgresItemRekey(t: Tables): ItemRekeyStatements {
   const items = graphItemsTable(t);
   return {
     itemsUnder: (owner, start) =>
@@ -225,3 +228,13 @@ export function postgresItemRekey(t: Tables): Pick<RekeyTable, "itemsUnder" | "w
       ),
   };
 }
+
+/** The graph store's room on Postgres: migration 27, one table of items, on a Citus cluster by owner. */
+export const graphStorePostgresRoom: PostgresRoom = {
+  name: "graph-store",
+  migrations: [{ version: 27, statements: graphItemTablesSql }],
+  // By owner: one owner's items on one node, every read and write of one owner routed there.
+  ownerData: () => graphItemTables({ citus: "by-key", citusColumn: "owner", purge: "rewrite" }),
+  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
+  rekey: (t) => itemRekey(postgresItemRekey(t)),
+};

@@ -1,6 +1,7 @@
 /**
- * SQLite's statements of graph items (steps.ts). The namespace is its labels joined by "." (a label holds none), so
- * a prefix's items are one range of the primary key (owner, namespace, key); store-wide reads use the namespace index.
+ * SQLite's statements of graph items (steps.ts) and its room (src/sql/room.ts). The namespace is its labels joined
+ * by "." (a label holds none), so a prefix's items are one range of the primary key (owner, namespace, key);
+ * store-wide reads use the namespace index.
  */
 
 import type { GraphScope } from "../../contract/graph-items.js";
@@ -10,12 +11,14 @@ import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
-import type { ItemRow, RekeyTable } from "../rekey/table.js";
+import type { SqliteRoom } from "../room.js";
+import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
+import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
 /** The migration that makes the table: one row per item, its owner first. */
-export const GRAPH_ITEM_TABLES = [
+const GRAPH_ITEM_TABLES = [
   `CREATE TABLE IF NOT EXISTS agent_graph_items (
     owner TEXT NOT NULL,
     namespace TEXT NOT NULL,
@@ -149,8 +152,8 @@ const engine = (driver: SqlDriver): GraphEngine => ({
   },
 });
 
-/** A key rotation's statements of the owner's items (sql/rekey/items.ts); a write leaves an item written meanwhile. */
-export const sqliteItemRekey: Pick<RekeyTable, "itemsUnder" | "writeItem"> = {
+/** A key rotation's statements of the owner's items (rekey.ts); a write leaves an item written meanwhile. */
+const sqliteItemRekey: ItemRekeyStatements = {
   itemsUnder: (owner, start) =>
     query(
       "SELECT owner, namespace, key, value FROM agent_graph_items WHERE owner = ? AND substr(value, 1, ?) = ?",
@@ -161,4 +164,13 @@ export const sqliteItemRekey: Pick<RekeyTable, "itemsUnder" | "writeItem"> = {
       "UPDATE agent_graph_items SET value = ? WHERE owner = ? AND namespace = ? AND key = ? AND value = ?",
       [stored, row.owner, row.namespace, row.key, row.value],
     ),
+};
+
+/** The graph store's room on SQLite: migration 28, one table of items, each its owner's (sealed with its key). */
+export const graphStoreSqliteRoom: SqliteRoom = {
+  name: "graph-store",
+  migrations: [{ version: 28, statements: GRAPH_ITEM_TABLES }],
+  ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),
+  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
+  rekey: itemRekey(sqliteItemRekey),
 };

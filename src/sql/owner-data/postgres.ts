@@ -1,12 +1,28 @@
 /**
  * Every table a Postgres store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
  * rewrites and analyzes exactly these (sql/purge/postgres.ts), docs/PRIVACY.md's table is rendered from them, and
- * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here.
+ * test/privacy/owner-data.test.ts fails when a migration makes a table or a text/bytes column not declared here (a
+ * storage room's tables are declared in its room, src/sql/room.ts).
  */
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";
-import { checkpointTables } from "./checkpoints.js";
+import type { Plain } from "../room.js";
+import { POSTGRES_ROOMS } from "../rooms/postgres.js";
 
 const ERASED_WITH_SESSION = "deleted with its session (erase.ts)";
+
+/** A table of a session's rows, rewritten by the purge and on a Citus cluster on its session's node. */
+const plain: Plain = (table, holds, tie, sealed, erasure, columns, sealedAs) => ({
+  table,
+  holds,
+  tie,
+  citus: "by-session",
+  citusColumn: "session_id",
+  sealed,
+  erasure,
+  purge: "rewrite",
+  columns,
+  ...(sealedAs ? { sealedAs } : {}),
+});
 
 /** The tables of a Postgres store, by their name under the prefix. */
 export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
@@ -160,22 +176,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     purge: "rewrite",
     columns: { session_id: "id", stream_id: "id", chunk: "content" },
   },
-  // A LangGraph thread's checkpoints on its session's node: every statement but a page across threads names it.
-  ...checkpointTables(
-    (table, holds, tie, sealed, erasure, columns, sealedAs) => ({
-      table,
-      holds,
-      tie,
-      citus: "by-session",
-      citusColumn: "session_id",
-      sealed,
-      erasure,
-      purge: "rewrite",
-      columns,
-      ...(sealedAs ? { sealedAs } : {}),
-    }),
-    ERASED_WITH_SESSION,
-  ),
+  // The storage rooms' tables (src/sql/rooms/postgres.ts), each room declaring its own and its placement.
+  ...POSTGRES_ROOMS.flatMap((room) => room.ownerData({ plain, withSession: ERASED_WITH_SESSION })),
   {
     table: "agent_facts",
     holds:
@@ -223,19 +225,6 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
     erasure: ERASED_WITH_SESSION,
     purge: "rewrite",
     columns: { session_id: "id", holder: "meta" },
-  },
-  {
-    table: "agent_graph_items",
-    holds: "a LangGraph store's items (agent-session/langgraph), each its owner's",
-    tie: "owner",
-    // By owner: one owner's items on one node, every read and write of one owner routed there.
-    citus: "by-key",
-    citusColumn: "owner",
-    sealed: "sealed",
-    sealedAs: { value: "item" },
-    erasure: "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
-    purge: "rewrite",
-    columns: { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
   },
   {
     table: "agent_owner_keys",

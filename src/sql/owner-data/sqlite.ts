@@ -2,10 +2,11 @@
  * Every table a SQLite store may create, and what each can hold of an owner's (src/store/owner-data.ts): the purge
  * derives its index merges, its sqlite-vec drain and its statistics refresh from it (sql/purge/sqlite.ts), docs/PRIVACY.md's
  * table is rendered from it, and test/privacy/owner-data.test.ts fails when a migration makes a table or a
- * text/blob column not declared here. Every ordinary table is zeroed as it is deleted from (`secure_delete`).
+ * text/blob column not declared here (a storage room's tables are declared in its room, src/sql/room.ts). Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
 import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
-import { checkpointTables, type Plain } from "./checkpoints.js";
+import type { Plain } from "../room.js";
+import { SQLITE_ROOMS } from "../rooms/sqlite.js";
 
 const WITH_SESSION = "deleted with its session (erase.ts)";
 const ZEROED = "zeroed" as const;
@@ -289,16 +290,8 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
       holder: "meta",
     },
   ),
-  ...checkpointTables(plain, WITH_SESSION),
-  plain(
-    "agent_graph_items",
-    "a LangGraph store's items (agent-session/langgraph), each its owner's",
-    "owner",
-    "sealed",
-    "deleted by eraseOwner (manager/erase.ts); an expired one by the store's TTL sweep",
-    { owner: "name", namespace: "name", key: "name", value: "content", fields: "meta" },
-    { value: "item" },
-  ),
+  // The storage rooms' tables (src/sql/rooms/sqlite.ts), each room declaring its own.
+  ...SQLITE_ROOMS.flatMap((room) => room.ownerData({ plain, withSession: WITH_SESSION })),
   plain("agent_session_schema", "the schema version", "none", "n/a", "never holds an owner's data", {}),
   {
     ...plain(

@@ -13,7 +13,6 @@ import { startRotation, startSealing } from "../../store/crypto/rotation.js";
 import { isSealed, sealContent, sealedHash, sealedStart } from "../../store/crypto/seal.js";
 import type { PostgresBackend } from "../backend/postgres.js";
 import { logNames } from "../change-log/postgres-append-log.js";
-import { postgresCheckpointRekey } from "../checkpoints/postgres.js";
 import {
   type BlockRow,
   type EntryRow,
@@ -28,12 +27,12 @@ import { ownerLexeme, sessionLexeme, toTsvector } from "../engines/postgres/fts.
 import { runProgram } from "../engines/postgres/program.js";
 import { decodeContent } from "../engines/postgres/text.js";
 import { factTables, postgresFactRekey } from "../facts/postgres.js";
-import { postgresItemRekey } from "../graph-store/postgres.js";
 import { perform, type Row } from "../program.js";
 import { rekeyStatements } from "../rekey/postgres.js";
 import { rekeyClearStatements } from "../rekey/postgres-clear.js";
 import { rekeyWith } from "../rekey/steps.js";
 import type { RekeyTable, SummaryRow } from "../rekey/table.js";
+import { POSTGRES_ROOMS } from "../rooms/postgres.js";
 import type { KeyedTables } from "../sealing/postgres.js";
 import { vectorTables } from "../vectors/postgres-schema.js";
 
@@ -88,9 +87,8 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   return {
     ...statements,
     ...postgresFactRekey(t),
-    ...postgresItemRekey(t),
-    ...postgresCheckpointRekey(t),
     keyring: keys.keys.keyring,
+    rooms: POSTGRES_ROOMS.flatMap((room) => (room.rekey ? [room.rekey(t)] : [])),
     // The rows not under the new key already, in one statement; a row written meanwhile (its hash changed) keeps
     // the writer's content and vector, sealed under the recorded (new) key by its guard.
     ...clear,

@@ -9,7 +9,6 @@ import { parseMessage } from "../../message/json.js";
 import type { RekeyOptions, RekeyReport } from "../../store/crypto/rekey-options.js";
 import { startRotation, startSealing } from "../../store/crypto/rotation.js";
 import { isSealed, sealedStart } from "../../store/crypto/seal.js";
-import { sqliteCheckpointRekey } from "../checkpoints/sqlite.js";
 import { keptRecord, NO_RECORD } from "../context-store/records.js";
 import {
   type BlockReadRow,
@@ -24,16 +23,19 @@ import type { SqlDriver, SqlValue } from "../engines/sqlite/driver.js";
 import { readFreeText } from "../engines/sqlite/free-text.js";
 import { runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { sqliteFactRekey } from "../facts/sqlite.js";
-import { sqliteItemRekey } from "../graph-store/sqlite.js";
 import { perform, type Row } from "../program.js";
 import { REKEY } from "../rekey/sqlite.js";
 import { REKEY_CLEAR } from "../rekey/sqlite-clear.js";
 import { rekeyWith } from "../rekey/steps.js";
 import type { OwnedSession, RekeyTable, Rotation, SummaryRow } from "../rekey/table.js";
+import { SQLITE_ROOMS } from "../rooms/sqlite.js";
 import { storedForm } from "../sealing/sqlite.js";
 import { afterInsert, indexedSeq, unindexMessage } from "../search/sqlite-indexing.js";
 
 // A re-seal records nothing: each row is sealed again for the owner of its own record.
+
+// The storage rooms' passes (their statements are the same for every driver).
+const ROOM_REKEYS = SQLITE_ROOMS.flatMap((room) => (room.rekey ? [room.rekey] : []));
 
 /** Re-seals `owner`'s messages under the keyring's current key; see {@link RekeyOptions} and docs/PRIVACY.md. */
 export function rekeySqlite(
@@ -61,9 +63,8 @@ function rekeyTable(driver: SqlDriver): RekeyTable {
   return {
     ...REKEY,
     ...sqliteFactRekey,
-    ...sqliteItemRekey,
-    ...sqliteCheckpointRekey,
     keyring: keys.keyring,
+    rooms: ROOM_REKEYS,
     ...REKEY_CLEAR,
     resealMessages: (at, session, rows) =>
       perform(() => rows.filter((row) => reseal(driver, session, row as MessageRow, at)).length),

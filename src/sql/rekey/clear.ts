@@ -2,7 +2,7 @@
  * Sealing an owner's rows in clear (`rekey(owner, { sealClear: true })`, docs/PRIVACY.md "Sealing an owner's clear
  * history"): the walk of rekey.ts seals its messages in clear as it re-seals those under an old key (the engine's
  * resealMessages hook), and the transaction that ends the walk seals the rest here: overlay summaries, facts of the
- * owner and of its sessions, kept stream chunks, its sessions' names, its LangGraph store items and checkpoint rows (checkpoints.ts), and the blocks and entries a write would now seal for it; the
+ * owner and of its sessions, kept stream chunks, its sessions' names, the storage rooms' rows (each room's pass: a LangGraph store's items and checkpoint rows among them), and the blocks and entries a write would now seal for it; the
  * vectors of its messages are deleted, and the change log's compaction rows of its sessions hold their summaries
  * sealed as a write under the key logs them. Each is
  * sealed with the store's stored-form functions, so a row reads back as it was written.
@@ -11,8 +11,6 @@ import { decode, encode, isSealedValue } from "../../store/crypto/row-codec.js";
 import { sealContent } from "../../store/crypto/seal.js";
 import { storedChunk } from "../../store/stream-seal.js";
 import { countOf, type Program } from "../program.js";
-import { sealClearCheckpoints } from "./checkpoints.js";
-import { sealClearItems } from "./items.js";
 import type {
   ChangeRow,
   ClearChunkRow,
@@ -51,8 +49,7 @@ export function* sealClearRows(s: RekeyTable, at: Rotation): Program<void> {
       encode("name", at.key, binding, decode("name", undefined, undefined, binding, row.name)),
     );
   }
-  yield* sealClearItems(s, at);
-  yield* sealClearCheckpoints(s, at, ids);
+  for (const room of s.rooms) yield* room.sealClear(at, ids);
   if ((yield s.changesPresent()).length > 0) {
     for (const row of (yield s.clearChanges(ids)) as ChangeRow[]) {
       const sealed = sealedChange(at, row);

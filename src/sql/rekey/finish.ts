@@ -2,7 +2,7 @@
  * The end of a key rotation (rekey.ts), in one transaction after a full walk: the owner's overlay summaries are
  * re-sealed (an owner has few, one per compaction), then the rotation ends when no message of the owner is sealed
  * under another key (each row's first bytes name its key) and its context blocks, search entries and facts sealed
- * (and session names, LangGraph store items: items.ts, and the checkpoint rows of its sessions: checkpoints.ts) under a previous key are re-sealed with it, else the cursor
+ * (and session names, and the storage rooms' rows: src/sql/rooms/, a LangGraph store's items and the checkpoint rows of its sessions among them) under a previous key are re-sealed with it, else the cursor
  * goes back to the start for another round. Blocks, entries and facts are found by the key id their sealed content
  * names (which rows share a key is visible anyway): an owner holds few of them, next to its messages. With
  * `sealClear` a message left in clear also sends the walk round again, and the owner's other rows in clear are sealed in the transaction that ends it (clear.ts).
@@ -12,9 +12,7 @@ import { decodeWith, encode } from "../../store/crypto/row-codec.js";
 import { keyId, sealedStart } from "../../store/crypto/seal.js";
 import { openFactWith } from "../../store/fact-sealing.js";
 import { countOf, type Program } from "../program.js";
-import { resealCheckpoints } from "./checkpoints.js";
 import { noClearLeft, sealClearRows } from "./clear.js";
-import { resealItems } from "./items.js";
 import type { NameRow, OwnedSession, RekeyTable, Rotation, SealedFactRow, SummaryRow } from "./table.js";
 
 /** True when the rotation ended; false when rows under another key remain and the walk starts again. */
@@ -48,8 +46,8 @@ function* resealSummaries(s: RekeyTable, at: Rotation): Program<void> {
 }
 
 /**
- * Re-seals the owner's blocks, entries, facts, session names, store items and its sessions' checkpoint rows sealed
- * under a previous key.
+ * Re-seals the owner's blocks, entries, facts, session names and the rooms' rows (each room's pass, in the rooms'
+ * order) sealed under a previous key.
  */
 function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
   const previousKeys = ownerKeys(s.keyring, at.owner).previous;
@@ -72,7 +70,6 @@ function* resealContext(s: RekeyTable, at: Rotation): Program<void> {
         encode("name", at.key, binding, decodeWith("name", previous, binding, row.name)),
       );
     }
-    yield* resealItems(s, at, previous);
-    yield* resealCheckpoints(s, at, previous, sessions);
+    for (const room of s.rooms) yield* room.reseal(at, previous, sessions);
   }
 }

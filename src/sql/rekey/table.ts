@@ -9,8 +9,10 @@
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";
-import type { CheckpointRekeyStatements } from "../checkpoints/sealing.js";
 import type { Program, Row, Statement, Step } from "../program.js";
+import type { RoomRekey, Rotation } from "../room.js";
+
+export type { Rotation } from "../room.js";
 
 /** A head number as the engine answers it (a number on SQLite, text on Postgres): passed back as it came. */
 export type Num = number | string;
@@ -49,18 +51,6 @@ export interface SealedFactRow extends Row {
   text: string;
 }
 
-/** A started rotation as its programs see it. */
-export interface Rotation {
-  owner: string;
-  ownerHash: string;
-  /** The owner's new key. */
-  key: Uint8Array;
-  /** Its id, which the first bytes of content sealed under it name. */
-  id: string;
-  /** The owner's rows in clear are sealed too (`sealClear`, clear.ts). */
-  sealClear: boolean;
-}
-
 /** A kept stream chunk in clear (its stored value: a leading `~` doubled). */
 export interface ClearChunkRow extends Row {
   session_id: string;
@@ -76,23 +66,17 @@ export interface ChangeRow extends Row {
   data: string;
 }
 
-/** A LangGraph store item of the owner (sql/graph-store/), its value as stored. */
-export interface ItemRow extends Row {
-  owner: string;
-  namespace: string;
-  key: string;
-  value: string;
-}
-
 /** A fact in clear, with its subject. */
 export interface ClearFactRow extends SealedFactRow {
   about: string | null;
 }
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
-export interface RekeyTable extends CheckpointRekeyStatements {
+export interface RekeyTable {
   /** The keyring, whose previous keys of the owner name the blocks and entries to re-seal. */
   readonly keyring: Keyring;
+  /** The storage rooms' passes (src/sql/rooms/), in the rooms' order. */
+  readonly rooms: readonly RoomRekey[];
   // Statements: each answers the rows named, or none.
   count(owner: string): Statement; // the owner's messages: [{ n }]
   readRotation(ownerHash: string): Statement; // the owner's unfinished rotation: [{ from_check, ...Cursor }]
@@ -118,8 +102,6 @@ export interface RekeyTable extends CheckpointRekeyStatements {
   factsUnder(start: string): Statement; // sealed facts starting `start`: [SealedFactRow]
   namesUnder(owner: string, start: string): Statement; // the owner's session names sealed starting `start`: [NameRow]
   writeName(row: NameRow, sealed: string): Statement; // unless renamed meanwhile; `updated_at` kept
-  itemsUnder(owner: string, start: string): Statement; // the owner's store items stored starting `start`: [ItemRow]
-  writeItem(row: ItemRow, stored: string): Statement; // unless written meanwhile; `updated_at` kept
   /**
    * A fact's `words` sealed under `key` in place of `row`'s (its subject sealed with it), its search index following
    * (blind tokens of `key`).

@@ -11,7 +11,10 @@ export type TransferField = { carried: string } | { left: string };
 const TRANSIENT_STREAM =
   "a running answer is transient (kept until it ends or expires); an export moves stored conversations, not answers in flight";
 
-/** By `<table>.<column>`, for both backends' declarations (the tables they share have the same columns). */
+/**
+ * By `<table>.<column>`, for both backends' declarations (the tables they share have the same columns); a storage
+ * room's tables are its own (src/sql/room.ts `transferFields`).
+ */
 export const TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
   "agent_messages.content": { carried: "message.message" },
   "agent_message_chunks.data": { carried: "message.message" },
@@ -37,15 +40,5 @@ export const TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
   "agent_facts.text": { carried: "fact.text" },
   "agent_facts.about": { carried: "fact.about" },
   "agent_fact_sources.scope": { carried: "fact.owner" },
-  // LangGraph store items: owner data, carried by owner-wide and store-wide exports (docs/LANGGRAPH.md, Transfer).
-  "agent_graph_items.owner": { carried: "item.owner" },
-  "agent_graph_items.namespace": { carried: "item.namespace" },
-  "agent_graph_items.key": { carried: "item.key" },
-  "agent_graph_items.value": { carried: "item.value" },
-  // A thread is a session: its export carries its checkpoints (store/transfer/checkpoints.ts), values and writes.
-  "agent_checkpoints.data": { carried: "checkpoint.data" },
-  "agent_checkpoints.metadata": { carried: "checkpoint.metadata" },
-  "agent_checkpoint_values.data": { carried: "checkpoint.values" },
-  "agent_checkpoint_writes.data": { carried: "checkpoint.writes" },
   "sqlite_stat4.sample": { left: "the database's statistics, sampled again by its next ANALYZE" },
 };

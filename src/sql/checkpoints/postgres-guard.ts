@@ -1,19 +1,19 @@
 /**
- * The guard of a checkpoint write run as one statement (sql/checkpoints/postgres-single.ts), on one server: the
- * same conditions as key-guard.ts writeGuardPasses's statement, as CTEs of the write itself (`gv`), so a warm write
+ * The guard of a checkpoint write run as one statement (postgres-single.ts), on one server: the
+ * same conditions as sealing/postgres-key-guard.ts writeGuardPasses's statement, as CTEs of the write itself (`gv`), so a warm write
  * is one round trip. A sealed write's guard locks the key check's row (FOR SHARE) inside the statement; a write in
  * clear of an owner first takes the owner's advisory lock shared in a statement before it, in one transaction with
  * it (a statement's snapshot is taken before it waits for a lock, so the lock cannot be inside it).
  */
-import type { OwnerExpectation } from "../contract/checkpoints.js";
-import { SessionError } from "../errors.js";
-import type { StatementGuard } from "../sql/checkpoints/steps.js";
-import type { Executor } from "../sql/engines/postgres/client.js";
-import { type Guarded, guardParams, guardSql, ownerLockSql } from "../sql/engines/postgres/owner-guard.js";
-import type { Row, Statement } from "../sql/program.js";
-import type { KeyedTables } from "../sql/sealing/postgres.js";
-import { checksOwner } from "../sql/sealing/postgres-key-guard.js";
-import { ownerHash } from "../store/owner.js";
+import type { OwnerExpectation } from "../../contract/checkpoints.js";
+import { SessionError } from "../../errors.js";
+import { ownerHash } from "../../store/owner.js";
+import type { Executor } from "../engines/postgres/client.js";
+import { type Guarded, guardParams, guardSql, ownerLockSql } from "../engines/postgres/owner-guard.js";
+import type { Row, Statement } from "../program.js";
+import type { KeyedTables } from "../sealing/postgres.js";
+import { checksOwner } from "../sealing/postgres-key-guard.js";
+import type { StatementGuard } from "./steps.js";
 
 /**
  * The guard CTEs of a one-statement write of `form` (its session `$1`): `gv.keyed` as writeGuardPasses's guard,

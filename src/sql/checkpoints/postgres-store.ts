@@ -1,16 +1,16 @@
 /** Postgres's checkpoints: the steps in sql/checkpoints/steps.ts over sql/checkpoints/postgres.ts. */
 
-import { SessionError } from "../errors.js";
-import { postgresCheckpoints } from "../sql/checkpoints/postgres.js";
-import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
-import type { Executor } from "../sql/engines/postgres/client.js";
-import { runProgram } from "../sql/engines/postgres/program.js";
-import type { KeyedTables } from "../sql/sealing/postgres.js";
-import { checksOwner, guardedKey, refused, writeGuardPasses } from "../sql/sealing/postgres-key-guard.js";
-import { singleGuard, singlePasses } from "./checkpoint-guard.js";
+import { SessionError } from "../../errors.js";
+import type { Executor } from "../engines/postgres/client.js";
+import { runProgram } from "../engines/postgres/program.js";
+import type { KeyedTables } from "../sealing/postgres.js";
+import { checksOwner, guardedKey, refused, writeGuardPasses } from "../sealing/postgres-key-guard.js";
+import { postgresCheckpoints } from "./postgres.js";
+import { singleGuard, singlePasses } from "./postgres-guard.js";
+import { SqlCheckpoints } from "./steps.js";
 
 /**
- * Postgres's checkpoints: on one server a write is one statement with its guard inside (checkpoint-guard.ts), on a
+ * Postgres's checkpoints: on one server a write is one statement with its guard inside (postgres-guard.ts), on a
  * cluster a transaction of statements after its guard's; a read is one snapshot, a round trip per statement.
  */
 export class PostgresCheckpoints extends SqlCheckpoints {
@@ -39,7 +39,7 @@ export class PostgresCheckpoints extends SqlCheckpoints {
           refused(t, sessionId, form, tries, what);
         }
       },
-      // One statement with its guard inside (checkpoint-guard.ts), on one server; a cluster's guard is a statement
+      // One statement with its guard inside (postgres-guard.ts), on one server; a cluster's guard is a statement
       // of its own (the write then runs as a program).
       single: async (sessionId, build, expect) => {
         if (!t.layout.guardsInside) return undefined;

@@ -1,23 +1,14 @@
 /**
- * The checkpoints' tables (sql/checkpoints/), declared once for both engines: tied to the session (a LangGraph
- * thread), sealed for a keyed owner (the row codec's `checkpoint` kind), deleted with the session, and on Citus
- * sharded by session with the messages.
+ * The checkpoints' tables, declared once for both engines (each engine's room in sqlite.ts and postgres.ts): tied
+ * to the session (a LangGraph thread), sealed for a keyed owner (the row codec's `checkpoint` kind), deleted with the
+ * session, and on Citus sharded by session with the messages (the engine's `plain` places them so).
  */
 import type { OwnerDataTable } from "../../store/owner-data.js";
-
-/** How an engine's file makes a table of a session: name, holds, tie, sealed, erasure, columns, sealed columns. */
-export type Plain = (
-  table: string,
-  holds: string,
-  tie: OwnerDataTable["tie"],
-  sealed: OwnerDataTable["sealed"],
-  erasure: string,
-  columns: OwnerDataTable["columns"],
-  sealedAs?: OwnerDataTable["sealedAs"],
-) => OwnerDataTable;
+import type { TransferField } from "../../store/transfer/owner-fields.js";
+import type { OwnerDataMakers } from "../room.js";
 
 /** The three tables, made by the engine's `plain` (its purge work and placement). */
-export function checkpointTables(plain: Plain, withSession: string): OwnerDataTable[] {
+export function checkpointTables({ plain, withSession }: OwnerDataMakers): OwnerDataTable[] {
   return [
     plain(
       "agent_checkpoints",
@@ -76,3 +67,11 @@ export function checkpointTables(plain: Plain, withSession: string): OwnerDataTa
     ),
   ];
 }
+
+/** A thread is a session: its export carries its checkpoints (store/transfer/checkpoints.ts), values and writes. */
+export const CHECKPOINT_TRANSFER_FIELDS: Readonly<Record<string, TransferField>> = {
+  "agent_checkpoints.data": { carried: "checkpoint.data" },
+  "agent_checkpoints.metadata": { carried: "checkpoint.metadata" },
+  "agent_checkpoint_values.data": { carried: "checkpoint.values" },
+  "agent_checkpoint_writes.data": { carried: "checkpoint.writes" },
+};

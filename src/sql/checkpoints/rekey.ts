@@ -1,6 +1,6 @@
 /**
- * A key rotation's pass over the checkpoint rows of an owner's sessions (sql/checkpoints/, LangGraph threads), in
- * the transaction that ends it (finish.ts, clear.ts): rows sealed under a previous key re-sealed under the new one,
+ * A key rotation's pass over the checkpoint rows of an owner's sessions (LangGraph threads), this room's part of
+ * the transaction that ends a rotation (sql/rekey/finish.ts, clear.ts): rows sealed under a previous key re-sealed under the new one,
  * and with `sealClear` those in clear sealed. Each byte column is opened and sealed bound to its row's key
  * (sealing.ts rowId), so a row reads back byte for byte; a delta row's suffix is sealed on its own, as a write
  * seals it. A session's rows are read a page at a time in key order, so the pass holds one page whatever the
@@ -10,21 +10,30 @@ import { SessionError } from "../../errors.js";
 import { base64DecodeCanonical, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 import { decodeWith } from "../../store/crypto/row-codec.js";
 import { keyId, sealedStart } from "../../store/crypto/seal.js";
+import type { Program, Row } from "../program.js";
+import type { RoomRekey, Rotation } from "../room.js";
 import {
   asBytes,
+  type CheckpointRekeyStatements,
   SEALED_CHECKPOINT_TABLES,
   type SealedCheckpointTable,
   storedBytes,
-} from "../checkpoints/sealing.js";
-import type { Program, Row } from "../program.js";
-import type { RekeyTable, Rotation } from "./table.js";
+} from "./sealing.js";
 
 // Rows per read: a value row holds a message or more.
 const PAGE = 200;
 
+/** The room's part of a rotation over an engine's statements `s`. */
+export function checkpointRekey(s: CheckpointRekeyStatements): RoomRekey {
+  return {
+    reseal: (at, previous, sessions) => resealCheckpoints(s, at, previous, sessions),
+    sealClear: (at, sessions) => sealClearCheckpoints(s, at, sessions),
+  };
+}
+
 /** Re-seals under the rotation's key the rows of `sessions` sealed under `previous`. */
-export function* resealCheckpoints(
-  s: RekeyTable,
+function* resealCheckpoints(
+  s: CheckpointRekeyStatements,
   at: Rotation,
   previous: Uint8Array,
   sessions: readonly string[],
@@ -42,8 +51,8 @@ export function* resealCheckpoints(
 }
 
 /** Seals under the rotation's key the rows of `sessions` in clear. */
-export function* sealClearCheckpoints(
-  s: RekeyTable,
+function* sealClearCheckpoints(
+  s: CheckpointRekeyStatements,
   at: Rotation,
   sessions: readonly string[],
 ): Program<void> {
@@ -51,7 +60,7 @@ export function* sealClearCheckpoints(
 }
 
 function* pass(
-  s: RekeyTable,
+  s: CheckpointRekeyStatements,
   at: Rotation,
   sessionId: string,
   start: Uint8Array | null,

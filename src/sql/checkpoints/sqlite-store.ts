@@ -1,10 +1,10 @@
-/** SQLite's checkpoints: the steps in sql/checkpoints/steps.ts over sql/checkpoints/sqlite.ts. */
+/** SQLite's checkpoints: the steps in steps.ts over sqlite.ts, with the engine's key handling (the store wires it). */
 
-import { SessionError } from "../errors.js";
-import { FORGET_CHECKPOINTS, sqliteCheckpoints } from "../sql/checkpoints/sqlite.js";
-import { SqlCheckpoints } from "../sql/checkpoints/steps.js";
-import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
-import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
+import { SessionError } from "../../errors.js";
+import type { SqlDriver } from "../engines/sqlite/driver.js";
+import { runInTransaction, runProgram } from "../engines/sqlite/program.js";
+import { sqliteCheckpoints } from "./sqlite.js";
+import { SqlCheckpoints } from "./steps.js";
 
 /** SQLite's checkpoints: a write is one transaction, a read one snapshot. */
 export class SqliteCheckpoints extends SqlCheckpoints {
@@ -35,9 +35,4 @@ export class SqliteCheckpoints extends SqlCheckpoints {
       read: async (program, open) => driver.read(() => open(runProgram(driver, program), driver.keys)),
     });
   }
-}
-
-/** Deletes a session's checkpoints, values and writes, in the caller's transaction (a session deleted or erased). */
-export function forgetCheckpoints(driver: SqlDriver, sessionId: string): void {
-  for (const sql of FORGET_CHECKPOINTS) driver.run(sql, [sessionId]);
 }
