@@ -21,7 +21,7 @@ import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
 import { DeadRows } from "./postgres-dead-rows.js";
-import { incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
+import { type Horizon, incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -91,8 +91,8 @@ async function step(run: () => Promise<unknown>): Promise<string | undefined> {
 
 /** What the purge runs on a Citus cluster's workers: the Citus layout's steps, handed in by the store. */
 export interface PurgeWorkers {
-  /** The reader of the workers' backends older than now. */
-  workerSnapshots(query: Query): Promise<() => Promise<string[]>>;
+  /** The reader of what holds back `horizon` on the workers from before now (postgres-horizon.ts, on each worker). */
+  workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>>;
   /** The statistics of `table`'s placements refreshed on the workers. */
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Each worker's pg_statistic rewritten. */
@@ -111,7 +111,7 @@ export async function purgePostgres(
 ): Promise<PurgeReport> {
   const { mode, lockTimeoutMs: timeout } = parseInput(optionsSchema, options);
   const recorder = new PurgeRecorder("postgres");
-  const onWorkers = workers && ((q: Query) => workers.workerSnapshots(q));
+  const onWorkers = workers && ((q: Query, horizon: Horizon) => workers.workerSnapshots(q, horizon));
   const pinned =
     executor.pinned ?? ((fn: (query: Query, noticesOf?: NoticesOf) => Promise<void>) => fn(executor.query));
   await pinned(async (query, noticesOf) => {
