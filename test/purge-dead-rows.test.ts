@@ -63,6 +63,48 @@ test("a VACUUM VERBOSE's count of dead rows kept, in each server's words; none r
   assert.deepEqual([blind.reading, sent, blind.note()], [false, ['VACUUM (FULL) "a"'], undefined]);
 });
 
+test("on a Citus coordinator: each worker's relayed count, named by shard and worker; a placement that said none is not verified", async () => {
+  // As Citus relays a worker's notice (measured): its message with the DETAIL inside, then `from host:port`.
+  const relayed = (shard: string, kept: number, node: string) =>
+    `"s.${shard}": found 0 removable, 3 nonremovable row versions in 1 pages\nDETAIL:  ${kept} dead row versions cannot be removed yet.\nCPU: user: 0.00 s\nfrom ${node}`;
+  const notices = [
+    FULL[0]!.replace("15 dead", "0 dead"),
+    'vacuuming "s.t_1"\nfrom 10.0.0.1:5432',
+    relayed("t_1", 0, "10.0.0.1:5432"),
+    relayed("t_2", 4, "10.0.0.2:5432"),
+  ];
+  const placements = [
+    { node: "10.0.0.1:5432", shard: "t_1" },
+    { node: "10.0.0.2:5432", shard: "t_2" },
+    { node: "10.0.0.2:5432", shard: "t_3" },
+  ];
+  const steps: string[] = [];
+  const shards = {
+    relay: async <T>(_query: unknown, run: () => Promise<T>) => {
+      steps.push("relay");
+      return run();
+    },
+    placements: async () => placements,
+  };
+  const dead = new DeadRows(async () => notices, shards);
+  await dead.vacuum(async () => [], ["FULL"], '"s"."t"');
+  assert.deepEqual([steps, dead.keeping()], [["relay"], ['"s"."t"']]);
+  const note = dead.note() ?? "";
+  assert.match(note, /^not complete: .*\(s\.t_2 4 on 10\.0\.0\.2:5432\)/);
+  assert.match(
+    note,
+    /not verified: no count of the dead rows kept reached the coordinator from t_3 on 10\.0\.0\.2:5432/,
+  );
+  assert.doesNotMatch(note, /t_1/);
+  assert.equal(deadRowsKept(notices), 4);
+  const clean = new DeadRows(async () => notices.slice(0, 3), {
+    ...shards,
+    placements: async () => placements.slice(0, 1),
+  });
+  await clean.vacuum(async () => [], ["FULL"], '"s"."t"');
+  assert.equal(clean.note(), undefined);
+});
+
 test("PGlite purge: the dead rows step runs and is complete", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {

@@ -10,6 +10,8 @@ import type { StatementLog } from "../sql/change-log/postgres-append-log.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import type { Layout } from "../sql/engines/postgres/layout.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
+import type { ShardNotices } from "../sql/purge/postgres-dead-rows.js";
+import type { Horizon } from "../sql/purge/postgres-horizon.js";
 import type { PurgeTable } from "../sql/purge/postgres-statistics.js";
 import type { ClearGuard } from "../sql/sealing/postgres-key-cache.js";
 import type { PurgeRecorder } from "../store/purge.js";
@@ -38,10 +40,12 @@ export interface CitusSteps {
   parentCtes(at: number): { ctes: string; seq: string; depth: string };
   /** `sessionIds` grouped by the shard that holds them, so a read across sessions goes shard by shard. */
   byShard(executor: Executor, t: Tables, sessionIds: readonly string[]): Promise<string[][]>;
-  /** Reads each worker's next transaction id as a purge starts; answers the workers' transactions older than it. */
-  workerSnapshots(query: Query): Promise<() => Promise<string[]>>;
+  /** Reads each worker's next transaction id as a purge starts; answers what holds back a horizon there from before it. */
+  workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>>;
   /** Drops the statistics an empty shard placement of `table` keeps (citus/purge.ts). */
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
+  /** The workers' VACUUM notices relayed to the coordinator and the placements that must say a count (citus/dead-rows.ts). */
+  shardNotices: ShardNotices;
   /** Rewrites `pg_statistic` on every worker, where the role may (citus/purge.ts, purge-catalog.ts). */
   vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Converts the tables on open (unless `sharded` already), places the tables added since, and creates the routed append's function. */

@@ -10,6 +10,7 @@
 import type { Layout } from "../../sql/engines/postgres/layout.js";
 import { carrySteps } from "../citus-steps.js";
 import { citusAppend } from "./append-path.js";
+import { relayWorkerNotices, shardPlacements } from "./dead-rows.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";
 import { refreshPlacementStatistics, vacuumWorkerStatistics, workerSnapshots } from "./purge.js";
@@ -53,6 +54,7 @@ export const citusLayout: Layout = carrySteps(
     byShard,
     workerSnapshots,
     refreshPlacements: refreshPlacementStatistics,
+    shardNotices: { relay: relayWorkerNotices, placements: shardPlacements },
     vacuumWorkerStatistics,
     open: openCitus,
   },

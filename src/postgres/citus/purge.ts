@@ -6,7 +6,6 @@
  */
 import { StorageError } from "../../errors.js";
 import type { Query } from "../../sql/engines/postgres/client.js";
-import { HOLDS_THIS_DATABASE } from "../../sql/purge/postgres.js";
 import {
   lockedStatistic,
   MAY_VACUUM_STATISTIC,
@@ -15,6 +14,7 @@ import {
   STATISTIC_FILE,
   VACUUM_STATISTIC,
 } from "../../sql/purge/postgres-catalog.js";
+import { type Horizon, holdersSql } from "../../sql/purge/postgres-horizon.js";
 import {
   dropStatisticsSql,
   type PurgeTable,
@@ -48,11 +48,12 @@ function failed(rows: readonly NodeResult[]): string | undefined {
 
 /**
  * Reads each worker's next transaction id as the purge starts (a worker counts its own), and answers the reader of
- * the workers' transactions older than that (see olderSnapshots in purge.ts).
+ * what holds back `horizon` on the workers from before that: the coordinator's own wait (postgres-horizon.ts), each
+ * worker asked for its backends, prepared transactions and replication slots.
  */
-export async function workerSnapshots(query: Query): Promise<() => Promise<string[]>> {
+export async function workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>> {
   const starts = await workerStarts(query);
-  return () => olderWorkerSnapshots(query, starts);
+  return () => olderWorkerHolders(query, starts, horizon);
 }
 
 /** Each worker's next transaction id (a worker counts its own), read as the purge starts. */
@@ -63,25 +64,25 @@ async function workerStarts(query: Query): Promise<WorkerStarts> {
   return new Map(rows.map((r) => [nodeOf(r), { host: r.nodename, port: r.nodeport, next: r.result }]));
 }
 
-/** The `host:port pid` of backends on the workers older than the purge (see olderSnapshots in purge.ts), at most 10 each. */
-async function olderWorkerSnapshots(query: Query, starts: WorkerStarts): Promise<string[]> {
+/**
+ * The holders on the workers older than the purge (holdersSql, at most 10 of each kind a worker), each as
+ * `host:port <holder>`; one statement a worker, its holders as a JSON array (a prepared transaction's gid may hold
+ * any character).
+ */
+async function olderWorkerHolders(query: Query, starts: WorkerStarts, horizon: Horizon): Promise<string[]> {
   if (starts.size === 0) return [];
   const nodes = [...starts.values()];
   const rows = await query<NodeResult>(ON_NODES, [
     nodes.map((n) => n.host),
     nodes.map((n) => n.port),
     nodes.map(
-      (n) => `SELECT coalesce(string_agg(pid::text, ','), '') FROM (SELECT pid FROM pg_stat_activity
-          WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
-            AND GREATEST(age(backend_xmin), age(backend_xid)) >= txid_snapshot_xmax(txid_current_snapshot()) - ${BigInt(n.next)}
-          ORDER BY pid LIMIT 10) p`,
+      (n) =>
+        `SELECT coalesce(json_agg(h.holder), '[]')::text FROM (${holdersSql(horizon, String(BigInt(n.next)))}) h`,
     ),
   ]);
   const error = failed(rows);
   if (error) throw new StorageError(`a purge could not read the workers' transactions: ${error}`);
-  return rows.flatMap((r) =>
-    r.result === "" ? [] : r.result.split(",").map((pid) => `${nodeOf(r)} ${pid}`),
-  );
+  return rows.flatMap((r) => (JSON.parse(r.result) as string[]).map((holder) => `${nodeOf(r)} ${holder}`));
 }
 
 /** True when `table` is a Citus table (distributed or reference), whose rows live in shard placements. */

@@ -17,7 +17,7 @@ export const HOLDS_THIS_DATABASE = "(datname = current_database() OR datname IS 
 /** Which horizon a wait is for: the store's tables', or the catalog's (a logical slot's catalog_xmin holds it too). */
 export type Horizon = "tables" | "catalog";
 
-/** A holder of the horizon: `pid <n>` on the node, `host:port <pid>` on a Citus worker, a prepared transaction or slot. */
+/** A holder of the horizon: `pid <n>`, a prepared transaction or a slot; on a Citus worker, `host:port` before it. */
 export type Holder = string;
 
 /**
@@ -28,26 +28,27 @@ export type Holder = string;
 export async function olderThanNow(
   query: Query,
   horizon: Horizon,
-  onWorkers?: (query: Query) => Promise<() => Promise<string[]>>,
+  onWorkers?: (query: Query, horizon: Horizon) => Promise<() => Promise<string[]>>,
 ): Promise<() => Promise<Holder[]>> {
   const [now] = await query<{ next: string }>(
     "SELECT txid_snapshot_xmax(txid_current_snapshot())::text AS next",
   );
-  const workers = onWorkers ? await onWorkers(query) : async () => [];
+  const workers = onWorkers ? await onWorkers(query, horizon) : async () => [];
   return async () => [...(now ? await olderHolders(query, now.next, horizon) : []), ...(await workers())];
 }
 
 /**
- * The holders (at most 10 of each kind) older than the purge (before `next`): backends of this database or of none
- * with an older snapshot or transaction id, prepared transactions of this database with an older id (a prepared
- * transaction keeps its id until it commits or rolls back), and replication slots with an older `xmin` (slots count
- * in every database) or, for the catalog, `catalog_xmin`. `age(NULL)` is NULL, so a slot without one is not counted.
+ * The query of the holders (at most 10 of each kind) older than the purge (before the SQL expression `next`), one
+ * `holder` column: backends of this database or of none with an older snapshot or transaction id, prepared
+ * transactions of this database with an older id (a prepared transaction keeps its id until it commits or rolls
+ * back), and replication slots with an older `xmin` (slots count in every database) or, for the catalog,
+ * `catalog_xmin`. `age(NULL)` is NULL, so a slot without one is not counted. A Citus worker runs it on its own
+ * (citus/purge.ts), with its own next transaction id as `next`.
  */
-async function olderHolders(query: Query, next: string, horizon: Horizon): Promise<Holder[]> {
-  const older = "txid_snapshot_xmax(txid_current_snapshot()) - $1::bigint";
+export function holdersSql(horizon: Horizon, next: string): string {
+  const older = `txid_snapshot_xmax(txid_current_snapshot()) - ${next}`;
   const slotAge = horizon === "catalog" ? "GREATEST(age(xmin), age(catalog_xmin))" : "age(xmin)";
-  const rows = await query<{ holder: string }>(
-    `(SELECT 'pid ' || pid AS holder FROM pg_stat_activity
+  return `(SELECT 'pid ' || pid AS holder FROM pg_stat_activity
        WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
          AND GREATEST(age(backend_xmin), age(backend_xid)) >= ${older}
        ORDER BY pid LIMIT 10)
@@ -58,9 +59,12 @@ async function olderHolders(query: Query, next: string, horizon: Horizon): Promi
      UNION ALL
      (SELECT 'replication slot ' || quote_literal(slot_name::text) FROM pg_replication_slots
        WHERE ${slotAge} >= ${older}
-       ORDER BY slot_name LIMIT 10)`,
-    [next],
-  );
+       ORDER BY slot_name LIMIT 10)`;
+}
+
+/** The holders on this node older than the purge (see holdersSql). */
+async function olderHolders(query: Query, next: string, horizon: Horizon): Promise<Holder[]> {
+  const rows = await query<{ holder: string }>(holdersSql(horizon, "$1::bigint"), [next]);
   return rows.map((row) => row.holder);
 }
 

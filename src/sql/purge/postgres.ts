@@ -6,7 +6,7 @@
  * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
  * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts), the wait for what
  * holds the horizon back (postgres-horizon.ts) and each VACUUM's own count of the dead rows it kept
- * (postgres-dead-rows.ts), not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
+ * (postgres-dead-rows.ts, on Citus every worker's too), not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
  * declaration and report through PurgeRecorder; the catalog's step covers every table's statistics at once, so a
  * table added to the declaration needs nothing more.
  */
@@ -20,8 +20,8 @@ import { type Executor, type NoticesOf, type Query, sqlState } from "../engines/
 import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
-import { DeadRows } from "./postgres-dead-rows.js";
-import { incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
+import { DeadRows, type ShardNotices } from "./postgres-dead-rows.js";
+import { type Horizon, incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
@@ -43,8 +43,6 @@ export interface PostgresPurgeOptions extends PurgeOptions {
 // Every table a store may have (sql/owner-data/postgres.ts, which the schema test holds to the migrations): the migrated ones,
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
-
-export { HOLDS_THIS_DATABASE } from "./postgres-horizon.js";
 
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK = "40P01";
@@ -91,10 +89,12 @@ async function step(run: () => Promise<unknown>): Promise<string | undefined> {
 
 /** What the purge runs on a Citus cluster's workers: the Citus layout's steps, handed in by the store. */
 export interface PurgeWorkers {
-  /** The reader of the workers' backends older than now. */
-  workerSnapshots(query: Query): Promise<() => Promise<string[]>>;
+  /** The reader of what holds back `horizon` on the workers from before now (postgres-horizon.ts, on each worker). */
+  workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>>;
   /** The statistics of `table`'s placements refreshed on the workers. */
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
+  /** The workers' VACUUM notices relayed, and the shard placements each table's must hear from. */
+  shardNotices: ShardNotices;
   /** Each worker's pg_statistic rewritten. */
   vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
 }
@@ -111,7 +111,7 @@ export async function purgePostgres(
 ): Promise<PurgeReport> {
   const { mode, lockTimeoutMs: timeout } = parseInput(optionsSchema, options);
   const recorder = new PurgeRecorder("postgres");
-  const onWorkers = workers && ((q: Query) => workers.workerSnapshots(q));
+  const onWorkers = workers && ((q: Query, horizon: Horizon) => workers.workerSnapshots(q, horizon));
   const pinned =
     executor.pinned ?? ((fn: (query: Query, noticesOf?: NoticesOf) => Promise<void>) => fn(executor.query));
   await pinned(async (query, noticesOf) => {
@@ -125,7 +125,7 @@ export async function purgePostgres(
     const tables = await storeTables(query, t);
     // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
     // what the wait above cannot (postgres-dead-rows.ts).
-    const dead = new DeadRows(noticesOf);
+    const dead = new DeadRows(noticesOf, workers?.shardNotices);
     const work = async (some: readonly PurgeTable[]) => {
       if (mode === "vacuum") await vacuumTables(query, executor.kind, dead, some, recorder);
       else await rewriteTables(query, dead, some, timeout, recorder);
@@ -138,12 +138,8 @@ export async function purgePostgres(
       await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout);
       await work(tables.filter((table) => kept.includes(table.name)));
     }
-    // On Citus the workers run the shards' VACUUM VERBOSE but their INFO notices do not reach the coordinator
-    // (measured, Citus on Postgres 15, citus.worker_min_messages 'info' too): the counts are the coordinator's own
-    // tables', which the step's target says; the shards rest on the workers' wait above.
-    if (dead.reading) {
-      await recorder.run("dead rows", workers ? "coordinator" : undefined, () => dead.note());
-    }
+    // On Citus the counts are the coordinator's tables' and, relayed, every shard placement's (citus/dead-rows.ts).
+    if (dead.reading) await recorder.run("dead rows", undefined, () => dead.note());
     await refreshAll(query, workers, tables, timeout, recorder);
     // The ANALYZE just run replaced statistics rows, which a transaction begun before it may still see, and the
     // rewrite of pg_statistic would keep: the same wait, from now (postgres-catalog.ts).
