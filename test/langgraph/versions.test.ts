@@ -63,4 +63,6 @@ test("a version JSON cannot write keeps the JSON form, and a JSON row reads as b
   assert.deepEqual(unpackVersions("{}"), {});
   assert.deepEqual(unpackVersions("~"), {});
   assert.throws(() => unpackVersions("~abc"), { code: "STORAGE" });
+  assert.throws(() => unpackVersions("~%E0#1"), { code: "STORAGE" }, "a broken escape");
+  assert.throws(() => unpackVersions("~a$1x"), { code: "STORAGE" }, "a broken number");
 });

@@ -87,7 +87,13 @@ export function unpackVersions(text: string): Record<string, string | number> {
     .map((entry): [string, string | number] => {
       const at = entry.search(/[#$&]/);
       if (at < 0) throw damaged(text);
-      return [readName(entry.slice(0, at)), readValue(entry[at] as string, entry.slice(at + 1), text)];
+      try {
+        return [readName(entry.slice(0, at)), readValue(entry[at] as string, entry.slice(at + 1), text)];
+      } catch (error) {
+        // A broken escape (URIError) or number (SyntaxError) is the same damage, said the same way.
+        if (error instanceof SessionError) throw error;
+        throw damaged(text);
+      }
     });
   // fromEntries defines each name as an own property (a channel named `__proto__` included).
   return Object.fromEntries(entries);
