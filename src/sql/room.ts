@@ -1,9 +1,11 @@
 /**
- * A storage room's manifest: what a concern of `src/sql/<concern>/` declares so that the engines reach it without
- * naming it. Each engine takes its rooms from one list (`src/sql/rooms/sqlite.ts`, `src/sql/rooms/postgres.ts`): its
- * migrations join the schema, its tables the owner-data declaration (so the purge, docs/PRIVACY.md and the Citus
- * placement follow) with the export's fields of them, its statements a session's delete and erasure, and its passes a key
- * rotation. An engine's half lives in the concern's engine file, so a SQLite store loads no Postgres module.
+ * A storage room's declaration: what a concern of `src/sql/<concern>/` declares in its `room.ts` so that the engines
+ * reach it without naming it. One list (`src/sql/rooms/list.ts`) holds the rooms, in the order their work runs; each
+ * engine's view of it (`src/sql/rooms/sqlite.ts`, `postgres.ts`) feeds the schema (its migrations), the owner-data
+ * declaration (its tables, so the purge, docs/PRIVACY.md and the Citus placement follow) with the export's fields of
+ * them, a session's delete and erasure (its statements) and a key rotation (its passes). A declaration holds both
+ * engines' parts as plain data and statement builders, importing engine code only as types, so the list loads no
+ * engine's runtime: a SQLite store loads no Postgres module, and a room's store classes stay in its engine files.
  */
 import type { OwnerDataTable } from "../store/owner-data.js";
 import type { TransferField } from "../store/transfer/owner-fields.js";
@@ -49,32 +51,57 @@ export interface OwnerDataMakers {
   withSession: string;
 }
 
-/** A storage room on SQLite. */
-export interface SqliteRoom {
-  /** The room's name (its folder under src/sql/). */
-  readonly name: string;
+/**
+ * How a room's Postgres statements name the store's tables and indexes (its schema and prefix applied, validated
+ * plain identifiers): the engine hands them in, so a declaration needs no Postgres code.
+ */
+export interface PostgresNames {
+  /** A table's quoted name, qualified by the store's schema. */
+  table(name: string): string;
+  /** An index's quoted name (an index lives in its table's schema). */
+  index(name: string): string;
+}
+
+/** A room's part on SQLite. */
+export interface SqliteRoomPart {
   /** Its schema steps, at the versions they were released with (a version is never claimed twice). */
   readonly migrations: readonly SqliteMigration[];
   /** Its tables as the owner-data declaration holds them. */
   ownerData(make: OwnerDataMakers): OwnerDataTable[];
-  /** How the export carries each content and name column of its tables, or why it leaves it out. */
-  readonly transferFields: Readonly<Record<string, TransferField>>;
   /** A session's rows deleted, each statement taking the session id (its delete and erasure run them). */
   readonly forgetSession?: readonly string[];
   /** Its part of a key rotation. */
   readonly rekey?: RoomRekey;
 }
 
-/** A storage room on Postgres (its tables named under the store's schema and prefix). */
-export interface PostgresRoom {
-  /** The room's name (its folder under src/sql/). */
-  readonly name: string;
+/** A room's part on Postgres, its statements built over the store's names. */
+export interface PostgresRoomPart {
   /** Its schema steps, at the versions they were released with (a version is never claimed twice). */
-  readonly migrations: readonly PostgresMigration[];
+  readonly migrations: readonly { version: number; statements: (n: PostgresNames) => string[] }[];
   /** Its tables as the owner-data declaration holds them, with their Citus placement. */
   ownerData(make: OwnerDataMakers): OwnerDataTable[];
+  /** A session's rows deleted, each statement taking the session id as `$1` (its delete and erasure run them). */
+  forgetSession?(n: PostgresNames): string[];
+  /** Its part of a key rotation over the store's tables. */
+  rekey?(n: PostgresNames): RoomRekey;
+}
+
+/** A storage room: its name (its folder under src/sql/), the export's fields of its tables, each engine's part. */
+export interface Room {
+  readonly name: string;
   /** How the export carries each content and name column of its tables, or why it leaves it out. */
   readonly transferFields: Readonly<Record<string, TransferField>>;
+  readonly sqlite: SqliteRoomPart;
+  readonly postgres: PostgresRoomPart;
+}
+
+/** A room as SQLite takes it (src/sql/rooms/sqlite.ts). */
+export type SqliteRoom = Pick<Room, "name" | "transferFields"> & SqliteRoomPart;
+
+/** A room as Postgres takes it, its statements over a store's tables (src/sql/rooms/postgres.ts). */
+export interface PostgresRoom extends Pick<Room, "name" | "transferFields"> {
+  readonly migrations: readonly PostgresMigration[];
+  ownerData(make: OwnerDataMakers): OwnerDataTable[];
   /** A session's rows deleted (its delete and erasure run them). */
   forgetSession?(t: Tables, sessionId: string): Statement[];
   /** Its part of a key rotation over the store's tables. */

@@ -9,14 +9,13 @@ import { writeExport } from "../../src/cli/transfer/export.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
-import { POSTGRES_ROOMS } from "../../src/sql/rooms/postgres.js";
-import { SQLITE_ROOMS } from "../../src/sql/rooms/sqlite.js";
+import { ROOMS } from "../../src/sql/rooms/list.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { TRANSFER_FIELDS as CORE_FIELDS } from "../../src/store/transfer/owner-fields.js";
 
 const TRANSFER_FIELDS = Object.fromEntries([
   ...Object.entries(CORE_FIELDS),
-  ...[...SQLITE_ROOMS, ...POSTGRES_ROOMS].flatMap((room) => Object.entries(room.transferFields)),
+  ...ROOMS.flatMap((room) => Object.entries(room.transferFields)),
 ]);
 
 const declared = new Set<string>();

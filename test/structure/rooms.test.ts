@@ -1,16 +1,18 @@
-// The storage rooms (src/sql/room.ts, docs/ARCHITECTURE.md "One room per storage concern"): each engine takes its
-// rooms from one list (src/sql/rooms/), and a room's tables are named only inside its folder, so a new storage
-// concern is its folder and a line in each list. The schema's versions stay those released: no version is claimed
-// twice (by two rooms, or a room and the core) and none is missing.
+// The storage rooms (src/sql/room.ts, docs/ARCHITECTURE.md "One room per storage concern"): one list
+// (src/sql/rooms/list.ts) holds every room's declaration (its room.ts), each engine takes the rooms from its view of
+// the list (src/sql/rooms/sqlite.ts, postgres.ts), and a room's tables are named only inside its folder, so a new
+// storage concern is its folder and a line in the list. The list loads no engine's runtime (a SQLite store loads no
+// Postgres module). The schema's versions stay those released: no version is claimed twice (by two rooms, or a room
+// and the core) and none is missing.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { POSTGRES_MIGRATIONS } from "../../src/postgres/schema.js";
 import type { Plain } from "../../src/sql/room.js";
-import { POSTGRES_ROOMS } from "../../src/sql/rooms/postgres.js";
-import { SQLITE_ROOMS } from "../../src/sql/rooms/sqlite.js";
+import { ROOMS } from "../../src/sql/rooms/list.js";
 import { SQLITE_MIGRATIONS } from "../../src/sqlite/schema.js";
 import type { OwnerDataTable } from "../../src/store/owner-data.js";
 import { imports, sourceFiles } from "./fixtures/imports.js";
@@ -26,22 +28,76 @@ const plain: Plain = (table) => ({ table }) as OwnerDataTable;
 /** Each room's tables, by its name, from both engines' declarations. */
 function roomTables(): Map<string, Set<string>> {
   const tables = new Map<string, Set<string>>();
-  for (const room of [...SQLITE_ROOMS, ...POSTGRES_ROOMS]) {
-    const names = tables.get(room.name) ?? new Set<string>();
-    for (const t of room.ownerData({ plain, withSession: "with its session" })) names.add(t.table);
+  for (const room of ROOMS) {
+    const names = new Set<string>();
+    for (const part of [room.sqlite, room.postgres])
+      for (const t of part.ownerData({ plain, withSession: "with its session" })) names.add(t.table);
     tables.set(room.name, names);
   }
   return tables;
 }
 
-test("both engines list the same rooms in the same order, each a folder of src/sql", () => {
-  const names = SQLITE_ROOMS.map((room) => room.name);
-  assert.deepEqual(
-    POSTGRES_ROOMS.map((room) => room.name),
-    names,
-  );
+test("the list holds every room once, each a folder of src/sql with its declaration", () => {
+  const names = ROOMS.map((room) => room.name);
   assert.ok(names.includes("checkpoints") && names.includes("graph-store"), "the rooms are found");
-  for (const name of names) assert.ok(existsSync(join(SQL, name)), `src/sql/${name}/ exists`);
+  assert.equal(new Set(names).size, names.length, "a room is listed once");
+  for (const name of names)
+    assert.ok(existsSync(join(SQL, name, "room.ts")), `src/sql/${name}/room.ts exists`);
+  // A declaration left out of the list would leave its rows behind a session's erasure: each one is listed.
+  const declared = readdirSync(SQL).filter((dir) => existsSync(join(SQL, dir, "room.ts")));
+  assert.deepEqual(declared.sort(), [...names].sort(), "add the room to src/sql/rooms/list.ts");
+});
+
+/** The modules `file` loads at run time, itself included (type-only imports load nothing). */
+function loaded(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const target of imports(file, false)) loaded(target, seen);
+  return seen;
+}
+
+/** The packages `file` imports for their values (a type-only import loads nothing). */
+function packages(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((statement) => {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) return [];
+    const clause = statement.importClause;
+    const bindings = clause?.namedBindings;
+    const onlyTypes =
+      clause?.isTypeOnly ||
+      (clause?.name === undefined &&
+        bindings !== undefined &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.every((element) => element.isTypeOnly));
+    const name = statement.moduleSpecifier.text;
+    return onlyTypes || name.startsWith(".") ? [] : [name];
+  });
+}
+
+test("the list loads no engine's runtime: its rooms' declarations import engine code only as types", () => {
+  const list = join(SQL, "rooms", "list.ts");
+  const engine = /^src\/(sqlite|postgres)\/|^src\/sql\/engines\/|^src\/sql\/.*\/(sqlite|postgres)[^/]*\.ts$/;
+  const driver = /^(node:|pg$|pg-|@electric-sql\/|better-sqlite3)/;
+  const files = [...loaded(list)];
+  const found = [
+    ...files.map(inside).filter((file) => engine.test(file)),
+    ...files.flatMap((file) =>
+      packages(file)
+        .filter((p) => driver.test(p))
+        .map((p) => `${inside(file)} -> ${p}`),
+    ),
+  ];
+  assert.ok(
+    files.some((file) => file.endsWith(join("checkpoints", "room.ts"))),
+    "the declarations are read",
+  );
+  assert.deepEqual(found.sort(), [], "a room's declaration reaches an engine's code only by `import type`");
+  // From a room's folder the list imports its declaration only.
+  const reached = imports(list, true).filter((target) => !target.startsWith(join(SQL, "rooms")));
+  assert.deepEqual(
+    reached.map(inside).filter((file) => !file.endsWith("/room.ts") && file !== "src/sql/room.ts"),
+    [],
+  );
 });
 
 test("a room's tables are named in src only inside its room", () => {
@@ -61,11 +117,12 @@ test("a room's tables are named in src only inside its room", () => {
   assert.deepEqual(found.sort(), [], "move what names a room's table into its room (src/sql/room.ts)");
 });
 
-test("the engines' shared rooms of src/sql and their schemas and registries reach a room only through its list", () => {
-  const rooms = SQLITE_ROOMS.map((room) => `${join(SQL, room.name)}/`);
+test("the engines' shared rooms of src/sql, their views of the list, schemas and registries reach a room only through the list", () => {
+  const rooms = ROOMS.map((room) => `${join(SQL, room.name)}/`);
   const shared = ["owner-data", "erase", "rekey", "rekey-hooks", "purge", "sealing", "adopt", "transfer"];
   const files = [
     ...shared.flatMap((dir) => sourceFiles(join(SQL, dir))),
+    ...["sqlite.ts", "postgres.ts"].map((name) => join(SQL, "rooms", name)),
     ...["sqlite", "postgres"].flatMap((engine) =>
       ["schema.ts", "registry.ts"].map((name) => join(SRC, engine, name)),
     ),
@@ -90,8 +147,8 @@ for (const [engine, migrations] of [
       Array.from({ length: latest }, (_, i) => i + 1),
       "versions 1..latest, once each, in order",
     );
-    const rooms = engine === "SQLite" ? SQLITE_ROOMS : POSTGRES_ROOMS;
-    const claimed = Object.fromEntries(rooms.map((r) => [r.name, r.migrations.map((m) => m.version)]));
+    const part = engine === "SQLite" ? ("sqlite" as const) : ("postgres" as const);
+    const claimed = Object.fromEntries(ROOMS.map((r) => [r.name, r[part].migrations.map((m) => m.version)]));
     // Released: a database migrated before the rooms must not migrate again.
     assert.deepEqual(
       claimed,

@@ -1,5 +1,5 @@
 /**
- * The checkpoints' tables, declared once for both engines (each engine's room in sqlite.ts and postgres.ts): tied
+ * The checkpoints' tables, declared once for both engines (the room, room.ts, hands them to each engine): tied
  * to the session (a LangGraph thread), sealed for a keyed owner (the row codec's `checkpoint` kind), deleted with the
  * session, and on Citus sharded by session with the messages (the engine's `plain` places them so).
  */

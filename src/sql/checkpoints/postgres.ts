@@ -1,15 +1,12 @@
 /**
- * Postgres's statements of checkpoints (steps.ts has the steps), its tables (migration 26) and its room (what the
- * engine reaches of it, src/sql/room.ts). Every statement but a page across threads names its session, so on a
+ * Postgres's statements of checkpoints (steps.ts has the steps; its tables and its part of the house are in
+ * room.ts). Every statement but a page across threads names its session, so on a
  * Citus cluster (the tables sharded by session, owner-data.ts) it is routed to the session's node; a chain read is
  * one recursive query filtered by the session at each step.
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
-import type { PostgresRoom } from "../room.js";
-import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { postgresSingleWrites } from "./postgres-single.js";
-import { checkpointRekey } from "./rekey.js";
 import {
   checkpointParams,
   onWriteConflict,
@@ -19,7 +16,6 @@ import {
   valueParams,
   writeParams,
 } from "./row-params.js";
-import type { CheckpointRekeyStatements } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
 
 const names = (t: Tables) => ({
@@ -27,54 +23,6 @@ const names = (t: Tables) => ({
   values: qualified(t, "agent_checkpoint_values"),
   writes: qualified(t, "agent_checkpoint_writes"),
 });
-
-/** Migration 26: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. */
-function checkpointTablesSql(t: Tables): string[] {
-  const n = names(t);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${n.cps} (
-      session_id text NOT NULL,
-      ns text NOT NULL,
-      id text COLLATE "C" NOT NULL,
-      parent_id text,
-      type text NOT NULL,
-      data bytea NOT NULL,
-      metadata_type text NOT NULL,
-      metadata bytea NOT NULL,
-      versions text NOT NULL,
-      sealed boolean NOT NULL DEFAULT false,
-      PRIMARY KEY (session_id, ns, id)
-    )`,
-    `CREATE TABLE IF NOT EXISTS ${n.values} (
-      session_id text NOT NULL,
-      ns text NOT NULL,
-      channel text NOT NULL,
-      version text NOT NULL,
-      tag text NOT NULL,
-      type text NOT NULL,
-      base text,
-      prefix integer NOT NULL,
-      data bytea,
-      depth integer NOT NULL,
-      chain bigint NOT NULL,
-      sealed boolean NOT NULL DEFAULT false,
-      PRIMARY KEY (session_id, ns, channel, version)
-    )`,
-    `CREATE TABLE IF NOT EXISTS ${n.writes} (
-      session_id text NOT NULL,
-      ns text NOT NULL,
-      checkpoint_id text COLLATE "C" NOT NULL,
-      task_id text NOT NULL,
-      idx integer NOT NULL,
-      channel text NOT NULL,
-      type text NOT NULL,
-      data bytea NOT NULL,
-      task_path text NOT NULL,
-      sealed boolean NOT NULL DEFAULT false,
-      PRIMARY KEY (session_id, ns, checkpoint_id, task_id, idx)
-    )`,
-  ];
-}
 
 const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed";
 
@@ -228,66 +176,3 @@ function pageStatement(t: Tables, q: Parameters<CheckpointStatements["page"]>[0]
     params,
   );
 }
-
-/** A session's checkpoints, values and writes deleted, one statement per table (its delete and erasure run them). */
-function forgetCheckpoints(t: Tables, sessionId: string): Statement[] {
-  return Object.values(names(t)).map((table) =>
-    command(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]),
-  );
-}
-
-/**
- * A key rotation's statements of a session's checkpoint rows (rekey.ts), each naming the session (routed to its
- * node on Citus).
- */
-function postgresCheckpointRekey(t: Tables): CheckpointRekeyStatements {
-  return {
-    checkpointRows: (sessionId, c, start, after, limit) => {
-      const params: unknown[] = [sessionId];
-      const p = (value: unknown) => {
-        params.push(value);
-        return `$${params.length}`;
-      };
-      const which =
-        start === null
-          ? "NOT sealed AND data IS NOT NULL"
-          : `sealed AND substring(data from 1 for ${p(start.length)}::integer) = ${p(start)}::bytea`;
-      const past =
-        after === null ? "" : ` AND (${c.key.join(", ")}) > (${after.map((v) => p(v)).join(", ")})`;
-      const columns = c.columns.map(([column]) => column).join(", ");
-      return query(
-        `SELECT ${c.key.join(", ")}, ${columns} FROM ${qualified(t, c.table)}
-        WHERE session_id = $1 AND ${which}${past} ORDER BY ${c.key.join(", ")} LIMIT ${p(limit)}`,
-        params,
-      );
-    },
-    writeCheckpointRow: (sessionId, c, row, stored) => {
-      const params: unknown[] = [sessionId];
-      const p = (value: unknown) => {
-        params.push(value);
-        return `$${params.length}`;
-      };
-      const set = c.columns.map(([column], i) => `${column} = ${p(stored[i])}`).join(", ");
-      const where = c.key.map((k) => `${k} = ${p(row[k])}`).join(" AND ");
-      const first = c.columns[0]![0];
-      return command(
-        `UPDATE ${qualified(t, c.table)} SET ${set}, sealed = true
-        WHERE session_id = $1 AND ${where} AND ${first} = ${p(row[first])}`,
-        params,
-      );
-    },
-  };
-}
-
-/**
- * The checkpoints' room on Postgres: migration 26, three tables of a session, on a Citus cluster on its session's
- * node (the engine's `plain`: every statement but a page across threads names it).
- */
-export const checkpointsPostgresRoom: PostgresRoom = {
-  name: "checkpoints",
-  migrations: [{ version: 26, statements: checkpointTablesSql }],
-  ownerData: checkpointTables,
-  transferFields: CHECKPOINT_TRANSFER_FIELDS,
-  forgetSession: forgetCheckpoints,
-  rekey: (t) => checkpointRekey(postgresCheckpointRekey(t)),
-};

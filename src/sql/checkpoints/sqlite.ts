@@ -1,12 +1,9 @@
 /**
- * SQLite's statements of checkpoints (steps.ts has the steps), its tables (migration 27) and its room (what the
- * engine reaches of it, src/sql/room.ts). A chain read is one recursive query; the page's owner filter reads the
+ * SQLite's statements of checkpoints (steps.ts has the steps; its tables and its part of the house are in room.ts).
+ * A chain read is one recursive query; the page's owner filter reads the
  * registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
-import type { SqliteRoom } from "../room.js";
-import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
-import { checkpointRekey } from "./rekey.js";
 import {
   checkpointParams,
   onWriteConflict,
@@ -16,60 +13,7 @@ import {
   valueParams,
   writeParams,
 } from "./row-params.js";
-import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
 import type { CheckpointStatements } from "./steps.js";
-
-/**
- * Migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. The
- * checkpoints' rows (a few hundred bytes) live in their primary key's tree (WITHOUT ROWID: no second copy of the
- * keys); values and writes hold a message or more each, which an index tree would spill to an overflow page past
- * ~1 KB, so they keep a rowid table (a row stays on its page up to ~4 KB).
- */
-export const CHECKPOINT_TABLES = [
-  `CREATE TABLE IF NOT EXISTS agent_checkpoints (
-    session_id TEXT NOT NULL,
-    ns TEXT NOT NULL,
-    id TEXT NOT NULL,
-    parent_id TEXT,
-    type TEXT NOT NULL,
-    data BLOB NOT NULL,
-    metadata_type TEXT NOT NULL,
-    metadata BLOB NOT NULL,
-    versions TEXT NOT NULL,
-    sealed INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (session_id, ns, id)
-  ) WITHOUT ROWID`,
-  // The page across sessions is newest first by id.
-  "CREATE INDEX IF NOT EXISTS agent_checkpoints_id ON agent_checkpoints(id)",
-  `CREATE TABLE IF NOT EXISTS agent_checkpoint_values (
-    session_id TEXT NOT NULL,
-    ns TEXT NOT NULL,
-    channel TEXT NOT NULL,
-    version TEXT NOT NULL,
-    tag TEXT NOT NULL,
-    type TEXT NOT NULL,
-    base TEXT,
-    prefix INTEGER NOT NULL,
-    data BLOB,
-    depth INTEGER NOT NULL,
-    chain INTEGER NOT NULL,
-    sealed INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (session_id, ns, channel, version)
-  )`,
-  `CREATE TABLE IF NOT EXISTS agent_checkpoint_writes (
-    session_id TEXT NOT NULL,
-    ns TEXT NOT NULL,
-    checkpoint_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    channel TEXT NOT NULL,
-    type TEXT NOT NULL,
-    data BLOB NOT NULL,
-    task_path TEXT NOT NULL,
-    sealed INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (session_id, ns, checkpoint_id, task_id, idx)
-  )`,
-];
 
 const COLUMNS = "session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed";
 
@@ -214,47 +158,4 @@ export const sqliteCheckpoints: CheckpointStatements = {
         + coalesce((SELECT sum(length(data)) FROM agent_checkpoint_writes WHERE session_id = ?), 0) AS bytes`,
       [sessionId, sessionId, sessionId, sessionId],
     ),
-};
-
-/** A session's checkpoints, values and writes deleted (its delete and erasure run them in their transaction). */
-const FORGET_CHECKPOINTS = [
-  "DELETE FROM agent_checkpoints WHERE session_id = ?",
-  "DELETE FROM agent_checkpoint_values WHERE session_id = ?",
-  "DELETE FROM agent_checkpoint_writes WHERE session_id = ?",
-];
-
-const keyed = (t: SealedCheckpointTable) => t.key.join(", ");
-
-/** A key rotation's statements of a session's checkpoint rows (rekey.ts). */
-const sqliteCheckpointRekey: CheckpointRekeyStatements = {
-  checkpointRows: (sessionId, t, start, after, limit) => {
-    const which =
-      start === null ? "sealed = 0 AND data IS NOT NULL" : "sealed = 1 AND substr(data, 1, ?) = ?";
-    const past = after === null ? "" : ` AND (${keyed(t)}) > (${t.key.map(() => "?").join(", ")})`;
-    const columns = t.columns.map(([column]) => column).join(", ");
-    return query(
-      `SELECT ${keyed(t)}, ${columns} FROM ${t.table} WHERE session_id = ? AND ${which}${past}
-      ORDER BY ${keyed(t)} LIMIT ?`,
-      [sessionId, ...(start === null ? [] : [start.length, start]), ...(after ?? []), limit],
-    );
-  },
-  writeCheckpointRow: (sessionId, t, row, stored) => {
-    const set = t.columns.map(([column]) => `${column} = ?`).join(", ");
-    const first = t.columns[0]![0];
-    return command(
-      `UPDATE ${t.table} SET ${set}, sealed = 1 WHERE session_id = ? AND ${t.key.map((k) => `${k} = ?`).join(" AND ")}
-      AND ${first} = ?`,
-      [...stored, sessionId, ...t.key.map((k) => row[k]), row[first]],
-    );
-  },
-};
-
-/** The checkpoints' room on SQLite: migration 27, three tables of a session, sealed with the session's key. */
-export const checkpointsSqliteRoom: SqliteRoom = {
-  name: "checkpoints",
-  migrations: [{ version: 27, statements: CHECKPOINT_TABLES }],
-  ownerData: checkpointTables,
-  transferFields: CHECKPOINT_TRANSFER_FIELDS,
-  forgetSession: FORGET_CHECKPOINTS,
-  rekey: checkpointRekey(sqliteCheckpointRekey),
 };

@@ -1,6 +1,6 @@
 /**
- * The graph store's table as the owner-data declarations hold it, once for both engines (each engine's room in
- * sqlite.ts and postgres.ts places it): each item its owner's, sealed by the row codec's `item` kind, deleted by
+ * The graph store's table as the owner-data declarations hold it, once for both engines (each engine's part of
+ * the room, room.ts, places it): each item its owner's, sealed by the row codec's `item` kind, deleted by
  * `eraseOwner`, and carried by owner-wide and store-wide exports.
  */
 import type { OwnerDataTable } from "../../store/owner-data.js";

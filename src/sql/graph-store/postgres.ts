@@ -1,9 +1,9 @@
 /**
- * Postgres's statements of graph items (steps.ts) and its room (src/sql/room.ts). The namespace is its labels joined
- * by "." (a label holds none) and compared in byte order (`COLLATE "C"`), so a prefix's items are one range of the
- * primary key (owner, namespace, key). On Citus the table is distributed by owner (the room's owner data): every
- * statement of one owner is routed to its node; the store-wide reads (no owner named) and the sweep's look-up of
- * owners fan out.
+ * Postgres's statements of graph items (steps.ts) and its store class (its table and room in room.ts). The
+ * namespace is its labels joined by "." (a label holds none) and compared in byte order (`COLLATE "C"`), so a
+ * prefix's items are one range of the primary key (owner, namespace, key). On Citus the table is distributed by
+ * owner (the room's owner data): every statement of one owner is routed to its node; the store-wide reads (no
+ * owner named) and the sweep's look-up of owners fan out.
  */
 
 import type { GraphScope } from "../../contract/graph-items.js";
@@ -15,9 +15,6 @@ import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-gu
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
-import type { PostgresRoom } from "../room.js";
-import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
-import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
 
@@ -32,28 +29,6 @@ export type GraphTables = Tables & { readonly keys?: GraphKeys | undefined };
 
 /** The graph items table's name. */
 export const graphItemsTable = (t: Tables): string => qualified(t, "agent_graph_items");
-
-/** The migration that makes the table: one row per item, its owner first. */
-function graphItemTablesSql(t: Tables): string[] {
-  const items = graphItemsTable(t);
-  const ix = (name: string) => `"${t.prefix}${name}"`;
-  return [
-    `CREATE TABLE IF NOT EXISTS ${items} (
-      owner text NOT NULL,
-      namespace text COLLATE "C" NOT NULL,
-      key text COLLATE "C" NOT NULL,
-      value text NOT NULL,
-      fields text,
-      created_at bigint NOT NULL,
-      updated_at bigint NOT NULL,
-      ttl_ms bigint,
-      expires_at bigint,
-      PRIMARY KEY (owner, namespace, key)
-    )`,
-    `CREATE INDEX IF NOT EXISTS ${ix("agent_graph_items_namespace")} ON ${items} (namespace, key)`,
-    `CREATE INDEX IF NOT EXISTS ${ix("agent_graph_items_expiry")} ON ${items} (expires_at) WHERE expires_at IS NOT NULL`,
-  ];
-}
 
 const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at, ttl_ms";
 
@@ -207,34 +182,3 @@ const engine = (ready: () => Promise<Executor>, t: GraphTables): GraphEngine => 
     return t.keys.run(executor.query.bind(executor), use);
   },
 });
-
-/**
- * A key rotation's statements of the owner's items (rekey.ts), each naming the owner (routed to its node on Citus);
- * a write leaves an item written meanwhile.
- */
-function postgresItemRekey(t: Tables): ItemRekeyStatements {
-  const items = graphItemsTable(t);
-  return {
-    itemsUnder: (owner, start) =>
-      query(`SELECT owner, namespace, key, value FROM ${items} WHERE owner = $1 AND left(value, $2) = $3`, [
-        owner,
-        start.length,
-        start,
-      ]),
-    writeItem: (row: ItemRow, stored) =>
-      query(
-        `UPDATE ${items} SET value = $1 WHERE owner = $2 AND namespace = $3 AND key = $4 AND value = $5 RETURNING key`,
-        [stored, row.owner, row.namespace, row.key, row.value],
-      ),
-  };
-}
-
-/** The graph store's room on Postgres: migration 27, one table of items, on a Citus cluster by owner. */
-export const graphStorePostgresRoom: PostgresRoom = {
-  name: "graph-store",
-  migrations: [{ version: 27, statements: graphItemTablesSql }],
-  // By owner: one owner's items on one node, every read and write of one owner routed there.
-  ownerData: () => graphItemTables({ citus: "by-key", citusColumn: "owner", purge: "rewrite" }),
-  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
-  rekey: (t) => itemRekey(postgresItemRekey(t)),
-};

@@ -1,7 +1,7 @@
 /**
- * SQLite's statements of graph items (steps.ts) and its room (src/sql/room.ts). The namespace is its labels joined
- * by "." (a label holds none), so a prefix's items are one range of the primary key (owner, namespace, key);
- * store-wide reads use the namespace index.
+ * SQLite's statements of graph items (steps.ts) and its store class (its table and room in room.ts). The namespace
+ * is its labels joined by "." (a label holds none), so a prefix's items are one range of the primary key (owner,
+ * namespace, key); store-wide reads use the namespace index.
  */
 
 import type { GraphScope } from "../../contract/graph-items.js";
@@ -11,29 +11,8 @@ import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
-import type { SqliteRoom } from "../room.js";
-import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
-import { type ItemRekeyStatements, type ItemRow, itemRekey } from "./rekey.js";
 import { expiryOf, itemKeyParams } from "./row-params.js";
 import { type GraphEngine, type GraphItemStatements, SqlGraphItems } from "./steps.js";
-
-/** The migration that makes the table: one row per item, its owner first. */
-const GRAPH_ITEM_TABLES = [
-  `CREATE TABLE IF NOT EXISTS agent_graph_items (
-    owner TEXT NOT NULL,
-    namespace TEXT NOT NULL,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    fields TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    ttl_ms INTEGER,
-    expires_at INTEGER,
-    PRIMARY KEY (owner, namespace, key)
-  ) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS agent_graph_items_namespace ON agent_graph_items(namespace, key)",
-  "CREATE INDEX IF NOT EXISTS agent_graph_items_expiry ON agent_graph_items(expires_at) WHERE expires_at IS NOT NULL",
-];
 
 const COLUMNS = "owner, namespace, key, value, fields, created_at, updated_at, expires_at, ttl_ms";
 const LIVE = "(expires_at IS NULL OR expires_at > ?)";
@@ -151,26 +130,3 @@ const engine = (driver: SqlDriver): GraphEngine => ({
     return use(driver.keys);
   },
 });
-
-/** A key rotation's statements of the owner's items (rekey.ts); a write leaves an item written meanwhile. */
-const sqliteItemRekey: ItemRekeyStatements = {
-  itemsUnder: (owner, start) =>
-    query(
-      "SELECT owner, namespace, key, value FROM agent_graph_items WHERE owner = ? AND substr(value, 1, ?) = ?",
-      [owner, start.length, start],
-    ),
-  writeItem: (row: ItemRow, stored) =>
-    command(
-      "UPDATE agent_graph_items SET value = ? WHERE owner = ? AND namespace = ? AND key = ? AND value = ?",
-      [stored, row.owner, row.namespace, row.key, row.value],
-    ),
-};
-
-/** The graph store's room on SQLite: migration 28, one table of items, each its owner's (sealed with its key). */
-export const graphStoreSqliteRoom: SqliteRoom = {
-  name: "graph-store",
-  migrations: [{ version: 28, statements: GRAPH_ITEM_TABLES }],
-  ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),
-  transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
-  rekey: itemRekey(sqliteItemRekey),
-};

@@ -1,16 +1,39 @@
 /**
- * Postgres's storage rooms, the one list the engine takes them from (src/sql/room.ts): the schema, the owner-data
- * declaration (and so the purge and the Citus placement), a session's delete and erasure and a key rotation iterate
- * it. A new room is its folder and a line here (and in sqlite.ts); the order is the order its work runs in.
+ * Postgres's view of the storage rooms (list.ts, src/sql/room.ts): each room's Postgres part over a store's tables
+ * (its names handed in), in the list's order, which the schema, the owner-data declaration (and so the purge and the
+ * Citus placement), a session's delete and erasure and a key rotation iterate. It names no room.
  */
-import { checkpointsPostgresRoom } from "../checkpoints/postgres.js";
-import type { Tables } from "../engines/postgres/tables.js";
-import { graphStorePostgresRoom } from "../graph-store/postgres.js";
-import type { Statement } from "../program.js";
-import type { PostgresRoom } from "../room.js";
+import { qualified, type Tables } from "../engines/postgres/tables.js";
+import { command, type Statement } from "../program.js";
+import type { PostgresNames, PostgresRoom } from "../room.js";
+import { ROOMS } from "./list.js";
 
-/** The rooms, in the order their work runs. */
-export const POSTGRES_ROOMS: readonly PostgresRoom[] = [checkpointsPostgresRoom, graphStorePostgresRoom];
+/** The names a room's statements use over the store's tables `t`. */
+function postgresNames(t: Tables): PostgresNames {
+  return {
+    table: (name) => qualified(t, name),
+    index: (name) => `"${t.prefix}${name}"`,
+  };
+}
+
+/** The rooms on Postgres, in the order their work runs. */
+export const POSTGRES_ROOMS: readonly PostgresRoom[] = ROOMS.map(({ name, transferFields, postgres }) => {
+  const { forgetSession, rekey } = postgres;
+  return {
+    name,
+    transferFields,
+    migrations: postgres.migrations.map((m) => ({
+      version: m.version,
+      statements: (t: Tables) => m.statements(postgresNames(t)),
+    })),
+    ownerData: postgres.ownerData,
+    ...(forgetSession && {
+      forgetSession: (t: Tables, sessionId: string) =>
+        forgetSession(postgresNames(t)).map((sql) => command(sql, [sessionId])),
+    }),
+    ...(rekey && { rekey: (t: Tables) => rekey(postgresNames(t)) }),
+  };
+});
 
 /** The statements deleting a session's rows of every room in `t`, one per table. */
 export function forgetRoomRows(t: Tables, sessionId: string): Statement[] {

@@ -1,15 +1,17 @@
 /**
- * SQLite's storage rooms, the one list the engine takes them from (src/sql/room.ts): the schema, the owner-data
- * declaration, a session's delete and erasure and a key rotation iterate it. A new room is its folder and a line here
- * (and in postgres.ts); the order is the order its work runs in.
+ * SQLite's view of the storage rooms (list.ts, src/sql/room.ts): each room's SQLite part, in the list's order, which
+ * the schema, the owner-data declaration, a session's delete and erasure and a key rotation iterate. It names no room.
  */
-import { checkpointsSqliteRoom } from "../checkpoints/sqlite.js";
 import type { SqlDriver } from "../engines/sqlite/driver.js";
-import { graphStoreSqliteRoom } from "../graph-store/sqlite.js";
 import type { SqliteRoom } from "../room.js";
+import { ROOMS } from "./list.js";
 
-/** The rooms, in the order their work runs. */
-export const SQLITE_ROOMS: readonly SqliteRoom[] = [checkpointsSqliteRoom, graphStoreSqliteRoom];
+/** The rooms on SQLite, in the order their work runs. */
+export const SQLITE_ROOMS: readonly SqliteRoom[] = ROOMS.map(({ name, transferFields, sqlite }) => ({
+  name,
+  transferFields,
+  ...sqlite,
+}));
 
 /** The statements deleting a session's rows of every room, each taking the session id. */
 export const FORGET_SESSION_ROWS: readonly string[] = SQLITE_ROOMS.flatMap(
