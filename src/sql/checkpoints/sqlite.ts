@@ -5,6 +5,7 @@
  */
 import { command, query } from "../program.js";
 import type { SqliteRoom } from "../room.js";
+import { storedId } from "./ids.js";
 import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { checkpointRekey } from "./rekey.js";
 import {
@@ -17,13 +18,15 @@ import {
   writeParams,
 } from "./row-params.js";
 import type { CheckpointRekeyStatements, SealedCheckpointTable } from "./sealing.js";
+import { COMPACT_IDS } from "./sqlite-compact.js";
 import type { CheckpointStatements } from "./steps.js";
 
 /**
  * Migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. The
  * checkpoints' rows (a few hundred bytes) live in their primary key's tree (WITHOUT ROWID: no second copy of the
  * keys); values and writes hold a message or more each, which an index tree would spill to an overflow page past
- * ~1 KB, so they keep a rowid table (a row stays on its page up to ~4 KB).
+ * ~1 KB, so they keep a rowid table (a row stays on its page up to ~4 KB). Migration 30 (sqlite-compact.ts) rebuilds
+ * checkpoints and writes with ids as bytes (ids.ts), writes WITHOUT ROWID since a messages write holds a reference.
  */
 export const CHECKPOINT_TABLES = [
   `CREATE TABLE IF NOT EXISTS agent_checkpoints (
@@ -147,7 +150,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
       : query(`SELECT ${COLUMNS} FROM agent_checkpoints WHERE session_id = ? AND ns = ? AND id = ?`, [
           sessionId,
           ns,
-          id,
+          storedId(id),
         ]),
   page: (q) => {
     const where: string[] = [];
@@ -165,15 +168,15 @@ export const sqliteCheckpoints: CheckpointStatements = {
     }
     if (q.id !== undefined) {
       where.push("id = ?");
-      params.push(q.id);
+      params.push(storedId(q.id));
     }
     if (q.before !== undefined) {
       where.push("id < ?");
-      params.push(q.before);
+      params.push(storedId(q.before));
     }
     if (q.after !== undefined) {
       where.push("(id, session_id, ns) < (?, ?, ?)");
-      params.push(q.after.id, q.after.sessionId, q.after.ns);
+      params.push(storedId(q.after.id), q.after.sessionId, q.after.ns);
     }
     params.push(q.limit);
     return query(
@@ -182,11 +185,13 @@ export const sqliteCheckpoints: CheckpointStatements = {
       params,
     );
   },
+  idsPerRead: 90,
+  // Stored ids are bytes, which JSON cannot carry: a placeholder each (a page's ids, a few hundred at most).
   writes: (sessionId, ns, ids) =>
     query(
       `SELECT checkpoint_id, task_id, idx, channel, type, data, task_path, sealed FROM agent_checkpoint_writes
-      WHERE session_id = ? AND ns = ? AND checkpoint_id IN (SELECT value FROM json_each(?))`,
-      [sessionId, ns, JSON.stringify(ids)],
+      WHERE session_id = ? AND ns = ? AND checkpoint_id IN (${ids.map(() => "?").join(", ") || "NULL"})`,
+      [sessionId, ns, ...ids.map(storedId)],
     ),
   // CROSS JOIN keeps the chain outside: each step is one primary-key look-up, not a scan of the thread's values.
   chain: (sessionId, ns, wanted) =>
@@ -249,10 +254,10 @@ const sqliteCheckpointRekey: CheckpointRekeyStatements = {
   },
 };
 
-/** The checkpoints' room on SQLite: migration 27, three tables of a session, sealed with the session's key. */
+/** The checkpoints' room on SQLite: migration 27, three tables (30: ids as bytes, writes WITHOUT ROWID) of a session, sealed with the session's key. */
 export const checkpointsSqliteRoom: SqliteRoom = {
   name: "checkpoints",
-  migrations: [{ version: 27, statements: CHECKPOINT_TABLES }],
+  migrations: [{ version: 27, statements: CHECKPOINT_TABLES }, COMPACT_IDS],
   ownerData: checkpointTables,
   transferFields: CHECKPOINT_TRANSFER_FIELDS,
   forgetSession: FORGET_CHECKPOINTS,
