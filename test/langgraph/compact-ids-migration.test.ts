@@ -11,12 +11,14 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
+import type pg from "pg";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { idOf } from "../../src/sql/checkpoints/ids.js";
 import { CHECKPOINT_TABLES } from "../../src/sql/checkpoints/sqlite.js";
 import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { citusSchema } from "../fixtures/citus-db.js";
 import { inOwnSchema, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-compact-ids-"));
@@ -118,60 +120,77 @@ test("SQLite: a thread stored with text ids migrates and reads as before", async
   }
 });
 
+/** The Postgres round trip on `schema` through `pool`, its stores made by `open`. */
+async function postgresRoundTrip(
+  pool: pg.Pool,
+  schema: string,
+  open: () => Promise<PostgresStore>,
+): Promise<void> {
+  const store = await open();
+  await write(new AgentSessionSaver(store));
+  const expected = await reads(new AgentSessionSaver(store));
+  await store.close();
+  // The columns as migration 26 made them, holding the text the code before wrote, at version 28.
+  const cps = `"${schema}".agent_checkpoints`;
+  const writes = `"${schema}".agent_checkpoint_writes`;
+  await pool.query(`ALTER TABLE ${cps} ALTER COLUMN id TYPE text COLLATE "C" USING encode(id, 'hex'),
+    ALTER COLUMN parent_id TYPE text USING encode(parent_id, 'hex')`);
+  await pool.query(`ALTER TABLE ${writes} ALTER COLUMN checkpoint_id TYPE text COLLATE "C" USING encode(checkpoint_id, 'hex'),
+    ALTER COLUMN task_id TYPE text USING encode(task_id, 'hex')`);
+  for (const [table, column] of [
+    [cps, "id"],
+    [cps, "parent_id"],
+    [writes, "checkpoint_id"],
+    [writes, "task_id"],
+  ] as const) {
+    const { rows } = await pool.query(
+      `SELECT DISTINCT ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL`,
+    );
+    for (const { v } of rows) {
+      await pool.query(`UPDATE ${table} SET ${column} = $1 WHERE ${column} = $2`, [
+        idOf(Buffer.from(v, "hex")),
+        v,
+      ]);
+    }
+  }
+  await pool.query(`UPDATE "${schema}".agent_session_schema SET version = 28`);
+
+  const reopened = await open();
+  try {
+    assert.deepEqual(await reads(new AgentSessionSaver(reopened)), expected);
+    const { rows } = await pool.query(
+      `SELECT table_name, column_name, data_type FROM information_schema.columns
+      WHERE table_schema = $1 AND column_name IN ('id', 'parent_id', 'checkpoint_id', 'task_id')
+        AND table_name IN ('agent_checkpoints', 'agent_checkpoint_writes') ORDER BY 1, 2`,
+      [schema],
+    );
+    assert.deepEqual(
+      rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}`),
+      [
+        "agent_checkpoint_writes.checkpoint_id bytea",
+        "agent_checkpoint_writes.task_id bytea",
+        "agent_checkpoints.id bytea",
+        "agent_checkpoints.parent_id bytea",
+      ],
+    );
+  } finally {
+    await reopened.close();
+  }
+}
+
 const reason = await postgresUnavailable();
 test("Postgres: a thread stored with text ids migrates and reads as before", {
   skip: reason ?? false,
 }, async () => {
-  await inOwnSchema("compact_ids", async (pool, schema) => {
-    const store = await PostgresStore.open(pool, { schema });
-    await write(new AgentSessionSaver(store));
-    const expected = await reads(new AgentSessionSaver(store));
-    await store.close();
-    // The columns as migration 26 made them, holding the text the code before wrote, at version 28.
-    const cps = `"${schema}".agent_checkpoints`;
-    const writes = `"${schema}".agent_checkpoint_writes`;
-    await pool.query(`ALTER TABLE ${cps} ALTER COLUMN id TYPE text COLLATE "C" USING encode(id, 'hex'),
-      ALTER COLUMN parent_id TYPE text USING encode(parent_id, 'hex')`);
-    await pool.query(`ALTER TABLE ${writes} ALTER COLUMN checkpoint_id TYPE text COLLATE "C" USING encode(checkpoint_id, 'hex'),
-      ALTER COLUMN task_id TYPE text USING encode(task_id, 'hex')`);
-    for (const [table, column] of [
-      [cps, "id"],
-      [cps, "parent_id"],
-      [writes, "checkpoint_id"],
-      [writes, "task_id"],
-    ] as const) {
-      const { rows } = await pool.query(
-        `SELECT DISTINCT ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL`,
-      );
-      for (const { v } of rows) {
-        await pool.query(`UPDATE ${table} SET ${column} = $1 WHERE ${column} = $2`, [
-          idOf(Buffer.from(v, "hex")),
-          v,
-        ]);
-      }
-    }
-    await pool.query(`UPDATE "${schema}".agent_session_schema SET version = 28`);
+  await inOwnSchema("compact_ids", (pool, schema) =>
+    postgresRoundTrip(pool, schema, () => PostgresStore.open(pool, { schema })),
+  );
+});
 
-    const reopened = await PostgresStore.open(pool, { schema });
-    try {
-      assert.deepEqual(await reads(new AgentSessionSaver(reopened)), expected);
-      const { rows } = await pool.query(
-        `SELECT table_name, column_name, data_type FROM information_schema.columns
-        WHERE table_schema = $1 AND column_name IN ('id', 'parent_id', 'checkpoint_id', 'task_id')
-          AND table_name IN ('agent_checkpoints', 'agent_checkpoint_writes') ORDER BY 1, 2`,
-        [schema],
-      );
-      assert.deepEqual(
-        rows.map((r) => `${r.table_name}.${r.column_name} ${r.data_type}`),
-        [
-          "agent_checkpoint_writes.checkpoint_id bytea",
-          "agent_checkpoint_writes.task_id bytea",
-          "agent_checkpoints.id bytea",
-          "agent_checkpoints.parent_id bytea",
-        ],
-      );
-    } finally {
-      await reopened.close();
-    }
-  });
+const cluster = await citusSchema("compact_ids");
+test("Citus: a thread stored with text ids migrates and reads as before", {
+  skip: cluster ? false : "no Citus cluster",
+}, async () => {
+  if (!cluster) return;
+  await postgresRoundTrip(cluster.pool, cluster.schema, async () => cluster.store());
 });
