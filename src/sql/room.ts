@@ -9,6 +9,7 @@
  */
 import type { OwnerDataTable } from "../store/owner-data.js";
 import type { TransferField } from "../store/transfer/owner-fields.js";
+import type { Query } from "./engines/postgres/client.js";
 import type { PostgresMigration } from "./engines/postgres/migration.js";
 import type { Tables } from "./engines/postgres/tables.js";
 import type { SqliteMigration } from "./engines/sqlite/migration.js";
@@ -74,10 +75,17 @@ export interface SqliteRoomPart {
   readonly rekey?: RoomRekey;
 }
 
+/** One of a room's schema steps on Postgres: its statements over the store's names, then `run` for what SQL alone cannot do. */
+export interface PostgresRoomMigration {
+  version: number;
+  statements(n: PostgresNames): string[];
+  run?(query: Query, n: PostgresNames): Promise<void>;
+}
+
 /** A room's part on Postgres, its statements built over the store's names. */
 export interface PostgresRoomPart {
   /** Its schema steps, at the versions they were released with (a version is never claimed twice). */
-  readonly migrations: readonly { version: number; statements: (n: PostgresNames) => string[] }[];
+  readonly migrations: readonly PostgresRoomMigration[];
   /** Its tables as the owner-data declaration holds them, with their Citus placement. */
   ownerData(make: OwnerDataMakers): OwnerDataTable[];
   /** A session's rows deleted, each statement taking the session id as `$1` (its delete and erasure run them). */

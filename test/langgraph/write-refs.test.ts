@@ -23,6 +23,7 @@ import {
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import type { CheckpointerStore } from "../../src/langgraph/saver.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import { idOf } from "../../src/sql/checkpoints/ids.js";
 import { locate, parseRef, refType, resolve } from "../../src/sql/checkpoints/write-refs.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
@@ -176,7 +177,8 @@ const sqliteRows =
         .prepare(
           "SELECT task_id, type, length(data) AS bytes FROM agent_checkpoint_writes WHERE session_id = ? ORDER BY task_id, idx",
         )
-        .all(thread) as { task_id: string; type: string; bytes: number }[];
+        .all(thread)
+        .map(readable);
     } finally {
       db.close();
     }
@@ -199,6 +201,12 @@ for (const keyed of [false, true]) {
   });
 }
 
+// A raw row with its task id read from its stored form (ids.ts); stored ids sort as their text, so the order holds.
+function readable(row: unknown): { task_id: string; type: string; bytes: number } {
+  const r = row as { task_id: unknown; type: string; bytes: number };
+  return { ...r, task_id: idOf(r.task_id) };
+}
+
 const pgRows =
   (db: { query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }> }, schema: string): Rows =>
   async (thread) =>
@@ -208,7 +216,7 @@ const pgRows =
         ORDER BY task_id, idx`,
         [thread],
       )
-    ).rows as { task_id: string; type: string; bytes: number }[];
+    ).rows.map(readable);
 
 test("PGlite: messages writes go as references to values", {
   skip: pgliteSwitchedOff() ?? false,

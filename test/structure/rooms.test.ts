@@ -153,8 +153,8 @@ for (const [engine, migrations] of [
     assert.deepEqual(
       claimed,
       engine === "SQLite"
-        ? { checkpoints: [27], "graph-store": [28] }
-        : { checkpoints: [26], "graph-store": [27] },
+        ? { checkpoints: [27, 30], "graph-store": [28] }
+        : { checkpoints: [26, 29], "graph-store": [27] },
     );
   });
 }

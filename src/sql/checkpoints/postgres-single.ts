@@ -9,6 +9,7 @@
 import type { StoredWrite } from "../../contract/checkpoints.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { prepared, type Statement } from "../program.js";
+import { storedId, storedIdOrNull } from "./ids.js";
 import { onWriteConflict } from "./row-params.js";
 import type { StoredBytes } from "./sealing.js";
 import type { CheckpointStatements, StatementGuard } from "./steps.js";
@@ -87,8 +88,8 @@ export function postgresSingleWrites(
           const list = refs.map(
             (u) =>
               `(${[
-                p(u.checkpointId, "text"),
-                p(u.taskId, "text"),
+                p(storedId(u.checkpointId), "bytea"),
+                p(storedId(u.taskId), "bytea"),
                 p(u.idx, "integer"),
                 p(u.storedType, "text"),
                 p(u.storedData, "bytea"),
@@ -143,7 +144,7 @@ export function postgresSingleWrites(
       const whole = rows.length > 0 ? " AND NOT EXISTS (SELECT 1 FROM lost)" : "";
       ctes.push(
         `cp AS (INSERT INTO ${cps} (session_id, ns, id, parent_id, type, data, metadata_type, metadata, versions, sealed)
-          SELECT ${session}, ${ns}, ${p(c.id, "text")}, ${p(c.parentId, "text")}, ${p(c.type, "text")},
+          SELECT ${session}, ${ns}, ${p(storedId(c.id), "bytea")}, ${p(storedIdOrNull(c.parentId), "bytea")}, ${p(c.type, "text")},
             ${p(data.data, "bytea")}, ${p(c.metadataType, "text")}, ${p(metadata.data, "bytea")},
             ${p(packVersions(c.versions), "text")}, ${p(data.sealed, "boolean")}
           WHERE (SELECT go FROM gv)${whole}
@@ -159,11 +160,11 @@ export function postgresSingleWrites(
       const { params, p } = numbered();
       const session = p(sessionId, "text");
       const space = p(ns, "text");
-      const checkpoint = p(checkpointId, "text");
+      const checkpoint = p(storedId(checkpointId), "bytea");
       const tuples = list.map(
         ({ w, data, ref }: { w: StoredWrite; data: StoredBytes; ref?: RefForm | undefined }) =>
           `(${[
-            p(w.taskId, "text"),
+            p(storedId(w.taskId), "bytea"),
             p(w.idx, "integer"),
             p(w.channel, "text"),
             p(w.type, "text"),

@@ -6,6 +6,7 @@
  */
 import { qualified, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query, type Statement } from "../program.js";
+import { storedId, storedIdHex } from "./ids.js";
 import { postgresSingleWrites } from "./postgres-single.js";
 import {
   checkpointParams,
@@ -83,7 +84,8 @@ const byIdSql = statement(
 );
 const writesSql = statement(
   (t) => `SELECT checkpoint_id, task_id, idx, channel, type, data, task_path, sealed FROM ${names(t).writes}
-    WHERE session_id = $1 AND ns = $2 AND checkpoint_id = ANY($3::text[])`,
+    WHERE session_id = $1 AND ns = $2
+      AND checkpoint_id = ANY(ARRAY(SELECT decode(h, 'hex') FROM unnest($3::text[]) AS h))`,
 );
 // The chain of each wanted version down to its full row; every step names the session, so Citus routes it.
 const chainSql = statement(
@@ -134,9 +136,11 @@ export function postgresCheckpoints(t: Tables): CheckpointStatements {
     refWrite: (sessionId, ns, u) => command(refUpdateSql(t), refUpdateParams(sessionId, ns, u)),
     refValue: (sessionId, ns, r) => command(refValueSql(t), refValueParams(sessionId, ns, r, sealedFlag)),
     checkpoint: (sessionId, ns, id) =>
-      id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, id]),
+      id === null ? query(latestSql(t), [sessionId, ns]) : query(byIdSql(t), [sessionId, ns, storedId(id)]),
     page: (q) => pageStatement(t, q),
-    writes: (sessionId, ns, ids) => query(writesSql(t), [sessionId, ns, ids]),
+    idsPerRead: Number.POSITIVE_INFINITY,
+    // Ids as hex text: a bytea array's parameter is not one every client serializes.
+    writes: (sessionId, ns, ids) => query(writesSql(t), [sessionId, ns, ids.map(storedIdHex)]),
     chain: (sessionId, ns, wanted) =>
       query(chainSql(t), [
         sessionId,
@@ -165,10 +169,12 @@ function pageStatement(t: Tables, q: Parameters<CheckpointStatements["page"]>[0]
     );
   }
   if (q.ns !== undefined) where.push(`ns = ${p(q.ns)}`);
-  if (q.id !== undefined) where.push(`id = ${p(q.id)}`);
-  if (q.before !== undefined) where.push(`id < ${p(q.before)}`);
+  if (q.id !== undefined) where.push(`id = ${p(storedId(q.id))}`);
+  if (q.before !== undefined) where.push(`id < ${p(storedId(q.before))}`);
   if (q.after !== undefined) {
-    where.push(`(id, session_id, ns) < (${p(q.after.id)}, ${p(q.after.sessionId)}, ${p(q.after.ns)})`);
+    where.push(
+      `(id, session_id, ns) < (${p(storedId(q.after.id))}, ${p(q.after.sessionId)}, ${p(q.after.ns)})`,
+    );
   }
   return query(
     `SELECT ${COLUMNS} FROM ${names(t).cps} WHERE ${where.join(" AND ")}

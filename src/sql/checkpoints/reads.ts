@@ -8,6 +8,7 @@ import { utf8Decode } from "../../runtime/bytes.js";
 import type { CodecKeys } from "../../store/crypto/row-codec.js";
 import type { Program, Row } from "../program.js";
 import { type ChainRow, type KnownValue, rebuild, type ValueCache } from "./delta.js";
+import { idOf, idOrNull } from "./ids.js";
 import { unpack } from "./packing.js";
 import { openedBytes, rowId } from "./sealing.js";
 import type { CheckpointStatements } from "./statements.js";
@@ -111,7 +112,7 @@ export function openReads(
   return found.rows.map((r) => {
     const sessionId = String(r.session_id);
     const ns = String(r.ns);
-    const id = String(r.id);
+    const id = idOf(r.id);
     const g = group(sessionId, ns);
     const values = Object.entries(versionsOf(r)).flatMap(([channel, named]) => {
       const version = String(named);
@@ -134,7 +135,7 @@ export function openReads(
     });
     const writes = (found.writes.get(JSON.stringify([sessionId, ns, id])) ?? []).map((w) => {
       const ref = parseRef(String(w.type));
-      const at = { taskId: String(w.task_id), idx: Number(w.idx), channel: String(w.channel) };
+      const at = { taskId: idOf(w.task_id), idx: Number(w.idx), channel: String(w.channel) };
       const taskPath = String(w.task_path ?? "");
       if (ref) {
         const value = bytesOf(sessionId, ns, ref.channel, ref.version);
@@ -155,7 +156,7 @@ export function openReads(
       sessionId,
       ns,
       id,
-      parentId: r.parent_id === null || r.parent_id === undefined ? null : String(r.parent_id),
+      parentId: idOrNull(r.parent_id),
       type: data.type,
       data: data.data,
       metadataType: metadata.type,
@@ -186,7 +187,7 @@ export function* around(s: CheckpointStatements, rows: Row[], cache?: ValueCache
     const g = group(sessionId, ns);
     const at: Group = groups.get(g) ?? { sessionId, ns, ids: [], wanted: new Map() };
     groups.set(g, at);
-    at.ids.push(String(r.id));
+    at.ids.push(idOf(r.id));
     for (const [channel, named] of Object.entries(versionsOf(r))) {
       const version = String(named);
       at.wanted.set(JSON.stringify([channel, version]), [channel, version]);
@@ -197,8 +198,11 @@ export function* around(s: CheckpointStatements, rows: Row[], cache?: ValueCache
   const held = new Map<string, Map<string, KnownValue>>();
   for (const [g, at] of groups) {
     // The writes first: the values a write refers to (write-refs.ts) join the chain read.
-    for (const w of yield s.writes(at.sessionId, at.ns, at.ids)) {
-      const key = JSON.stringify([at.sessionId, at.ns, String(w.checkpoint_id)]);
+    const stored: Row[] = [];
+    for (let i = 0; i < at.ids.length; i += s.idsPerRead)
+      stored.push(...((yield s.writes(at.sessionId, at.ns, at.ids.slice(i, i + s.idsPerRead))) as Row[]));
+    for (const w of stored) {
+      const key = JSON.stringify([at.sessionId, at.ns, idOf(w.checkpoint_id)]);
       const list = writes.get(key);
       if (list) list.push(w);
       else writes.set(key, [w]);

@@ -1,10 +1,11 @@
 /**
  * The checkpoints' room (src/sql/room.ts), what the engines take of it through the one list (src/sql/rooms/list.ts):
- * its tables on each engine (SQLite's migration 27, Postgres's 26), three tables of a session (a LangGraph thread)
+ * its tables on each engine (SQLite's migrations 27 and 30, Postgres's 26 and 29: ids as bytes, compact-ids.ts), three tables of a session (a LangGraph thread)
  * declared in owner-data.ts, deleted with the session, and re-sealed by a key rotation (rekey.ts). Its statements
  * and store classes live in the engine files (sqlite.ts, postgres.ts), which this file does not import.
  */
 import type { PostgresNames, Room } from "../room.js";
+import { POSTGRES_COMPACT_IDS, SQLITE_COMPACT_IDS } from "./compact-ids.js";
 import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { checkpointRekey, postgresCheckpointRekey, sqliteCheckpointRekey } from "./rekey.js";
 
@@ -129,13 +130,13 @@ export const checkpointsRoom: Room = {
   name: "checkpoints",
   transferFields: CHECKPOINT_TRANSFER_FIELDS,
   sqlite: {
-    migrations: [{ version: 27, statements: SQLITE_TABLES }],
+    migrations: [{ version: 27, statements: SQLITE_TABLES }, SQLITE_COMPACT_IDS],
     ownerData: checkpointTables,
     forgetSession: FORGET_CHECKPOINTS,
     rekey: checkpointRekey(sqliteCheckpointRekey),
   },
   postgres: {
-    migrations: [{ version: 26, statements: postgresCheckpointTables }],
+    migrations: [{ version: 26, statements: postgresCheckpointTables }, POSTGRES_COMPACT_IDS],
     ownerData: checkpointTables,
     // One statement per table.
     forgetSession: (n) =>

@@ -1,10 +1,11 @@
 /**
  * The parameters of checkpoints' three row writes, in their columns' order, written once for both engines'
- * statement tables (sqlite.ts, postgres.ts): each engine passes how it stores the sealed flag (SQLite 0/1, Postgres a
+ * statement tables (sqlite.ts, postgres.ts), ids in their stored form (ids.ts): each engine passes how it stores the sealed flag (SQLite 0/1, Postgres a
  * boolean) and adds what its statement's text needs after them.
  */
 import type { StoredCheckpoint, StoredWrite } from "../../contract/checkpoints.js";
 import type { ValuePlan } from "./delta.js";
+import { storedId, storedIdOrNull } from "./ids.js";
 import type { RefUpdate } from "./ref-memory.js";
 import type { StoredBytes } from "./sealing.js";
 import type { ValueRefRow } from "./stored-rows.js";
@@ -25,8 +26,8 @@ export function checkpointParams(
   return [
     c.sessionId,
     c.ns,
-    c.id,
-    c.parentId,
+    storedId(c.id),
+    storedIdOrNull(c.parentId),
     c.type,
     data.data,
     c.metadataType,
@@ -76,8 +77,8 @@ export function writeParams(
   return [
     sessionId,
     ns,
-    checkpointId,
-    w.taskId,
+    storedId(checkpointId),
+    storedId(w.taskId),
     w.idx,
     w.channel,
     w.type,
@@ -162,8 +163,8 @@ export function refUpdateParams(sessionId: string, ns: string, u: RefUpdate): un
     NO_BYTES,
     sessionId,
     ns,
-    u.checkpointId,
-    u.taskId,
+    storedId(u.checkpointId),
+    storedId(u.taskId),
     u.idx,
     u.storedType,
     u.storedData,

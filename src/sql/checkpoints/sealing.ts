@@ -6,6 +6,7 @@ import { SessionError } from "../../errors.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
 import { type CodecKeys, decode, encode } from "../../store/crypto/row-codec.js";
 import type { Row, Statement } from "../program.js";
+import { idOf } from "./ids.js";
 
 /** A stored byte column: the bytes, or (`sealed`) the sealed text of their base64. */
 export interface StoredBytes {
@@ -66,6 +67,8 @@ export interface SealedCheckpointTable {
 }
 
 const text = (row: Row, column: string) => String(row[column]);
+// An id column holds the id's stored form (ids.ts); a row is sealed bound to the id.
+const id = (row: Row, column: string) => idOf(row[column]);
 
 /** The three tables of checkpoints and how each byte column is bound (as steps.ts writes them). */
 export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
@@ -73,8 +76,8 @@ export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
     table: "agent_checkpoints",
     key: ["ns", "id"],
     columns: [
-      ["data", (r) => rowId("c", text(r, "ns"), text(r, "id"))],
-      ["metadata", (r) => rowId("m", text(r, "ns"), text(r, "id"))],
+      ["data", (r) => rowId("c", text(r, "ns"), id(r, "id"))],
+      ["metadata", (r) => rowId("m", text(r, "ns"), id(r, "id"))],
     ],
   },
   {
@@ -86,7 +89,7 @@ export const SEALED_CHECKPOINT_TABLES: readonly SealedCheckpointTable[] = [
     table: "agent_checkpoint_writes",
     key: ["ns", "checkpoint_id", "task_id", "idx"],
     columns: [
-      ["data", (r) => rowId("w", text(r, "ns"), text(r, "checkpoint_id"), text(r, "task_id"), Number(r.idx))],
+      ["data", (r) => rowId("w", text(r, "ns"), id(r, "checkpoint_id"), id(r, "task_id"), Number(r.idx))],
     ],
   },
 ];

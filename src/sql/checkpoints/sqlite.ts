@@ -4,6 +4,7 @@
  * registry's owner column (a thread is a session).
  */
 import { command, query } from "../program.js";
+import { storedId } from "./ids.js";
 import {
   checkpointParams,
   onWriteConflict,
@@ -91,7 +92,7 @@ export const sqliteCheckpoints: CheckpointStatements = {
       : query(`SELECT ${COLUMNS} FROM agent_checkpoints WHERE session_id = ? AND ns = ? AND id = ?`, [
           sessionId,
           ns,
-          id,
+          storedId(id),
         ]),
   page: (q) => {
     const where: string[] = [];
@@ -109,15 +110,15 @@ export const sqliteCheckpoints: CheckpointStatements = {
     }
     if (q.id !== undefined) {
       where.push("id = ?");
-      params.push(q.id);
+      params.push(storedId(q.id));
     }
     if (q.before !== undefined) {
       where.push("id < ?");
-      params.push(q.before);
+      params.push(storedId(q.before));
     }
     if (q.after !== undefined) {
       where.push("(id, session_id, ns) < (?, ?, ?)");
-      params.push(q.after.id, q.after.sessionId, q.after.ns);
+      params.push(storedId(q.after.id), q.after.sessionId, q.after.ns);
     }
     params.push(q.limit);
     return query(
@@ -126,11 +127,13 @@ export const sqliteCheckpoints: CheckpointStatements = {
       params,
     );
   },
+  idsPerRead: 90,
+  // Stored ids are bytes, which JSON cannot carry: a placeholder each (a page's ids, a few hundred at most).
   writes: (sessionId, ns, ids) =>
     query(
       `SELECT checkpoint_id, task_id, idx, channel, type, data, task_path, sealed FROM agent_checkpoint_writes
-      WHERE session_id = ? AND ns = ? AND checkpoint_id IN (SELECT value FROM json_each(?))`,
-      [sessionId, ns, JSON.stringify(ids)],
+      WHERE session_id = ? AND ns = ? AND checkpoint_id IN (${ids.map(() => "?").join(", ") || "NULL"})`,
+      [sessionId, ns, ...ids.map(storedId)],
     ),
   // CROSS JOIN keeps the chain outside: each step is one primary-key look-up, not a scan of the thread's values.
   chain: (sessionId, ns, wanted) =>

@@ -81,6 +81,8 @@ export interface CheckpointStatements {
   checkpoint(sessionId: string, ns: string, id: string | null): Statement;
   /** A page of checkpoint rows, newest id first (then session and namespace, descending). */
   page(q: CheckpointPageQuery): Statement;
+  /** How many ids one `writes` may name (SQLite binds one each: a Durable Object allows 100 parameters). */
+  readonly idsPerRead: number;
   /** The pending writes of the checkpoints `ids` of a session's namespace. */
   writes(sessionId: string, ns: string, ids: readonly string[]): Statement;
   /**

@@ -3,6 +3,7 @@
  * (its names handed in), in the list's order, which the schema, the owner-data declaration (and so the purge and the
  * Citus placement), a session's delete and erasure and a key rotation iterate. It names no room.
  */
+import type { Query } from "../engines/postgres/client.js";
 import { qualified, type Tables } from "../engines/postgres/tables.js";
 import { command, type Statement } from "../program.js";
 import type { PostgresNames, PostgresRoom } from "../room.js";
@@ -22,9 +23,10 @@ export const POSTGRES_ROOMS: readonly PostgresRoom[] = ROOMS.map(({ name, transf
   return {
     name,
     transferFields,
-    migrations: postgres.migrations.map((m) => ({
-      version: m.version,
-      statements: (t: Tables) => m.statements(postgresNames(t)),
+    migrations: postgres.migrations.map(({ version, statements, run }) => ({
+      version,
+      statements: (t: Tables) => statements(postgresNames(t)),
+      ...(run && { run: (query: Query, t: Tables) => run(query, postgresNames(t)) }),
     })),
     ownerData: postgres.ownerData,
     ...(forgetSession && {
