@@ -46,6 +46,10 @@ export interface CitusSteps {
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** The workers' VACUUM notices relayed to the coordinator and the placements that must say a count (citus/dead-rows.ts). */
   shardNotices: ShardNotices;
+  /** True when `table`'s reindex reaches shard placements: a Citus table (citus/reindex.ts). */
+  placed(query: Query, table: string): Promise<boolean>;
+  /** Drops the invalid index copies a cancelled concurrent reindex left on `table`'s placements (citus/reindex.ts). */
+  dropPlacementCopies(query: Query, table: string, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Rewrites `pg_statistic` on every worker, where the role may (citus/purge.ts, purge-catalog.ts). */
   vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Converts the tables on open (unless `sharded` already), places the tables added since, and creates the routed append's function. */

@@ -16,13 +16,15 @@ import { numberWhere } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
 import { tablesPurgedBy } from "../../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../../store/purge.js";
-import { type Executor, type NoticesOf, type Query, sqlState } from "../engines/postgres/client.js";
+import type { Executor, NoticesOf, Query } from "../engines/postgres/client.js";
 import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
 import { DeadRows, type ShardNotices } from "./postgres-dead-rows.js";
 import { type Horizon, incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
+import { dropLeftCopies, type ReindexPlacements, vacuumTables } from "./postgres-reindex.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
+import { step } from "./postgres-step.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
 export type PostgresPurgeMode = "rewrite" | "vacuum";
@@ -43,10 +45,6 @@ export interface PostgresPurgeOptions extends PurgeOptions {
 // Every table a store may have (sql/owner-data/postgres.ts, which the schema test holds to the migrations): the migrated ones,
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
-
-const LOCK_NOT_AVAILABLE = "55P03";
-const DEADLOCK = "40P01";
-const OBJECT_IN_USE = "55006";
 
 /** The store's tables that exist (quoted, qualified names and their declared names), in a fixed order. */
 export async function storeTables(query: Query, t: Tables): Promise<PurgeTable[]> {
@@ -70,25 +68,8 @@ const optionsSchema = z.looseObject(
   rule("purge() options must be an object"),
 );
 
-/**
- * Runs a statement; a lock not granted in time (another purge, a long transaction) is what the step leaves
- * undone rather than a failure, since the purge that holds the lock does the same work.
- */
-async function step(run: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await run();
-    return undefined;
-  } catch (error) {
-    const state = sqlState(error);
-    if (state === LOCK_NOT_AVAILABLE || state === DEADLOCK || state === OBJECT_IN_USE) {
-      return `not run: ${(error as Error).message}`;
-    }
-    throw error;
-  }
-}
-
 /** What the purge runs on a Citus cluster's workers: the Citus layout's steps, handed in by the store. */
-export interface PurgeWorkers {
+export interface PurgeWorkers extends ReindexPlacements {
   /** The reader of what holds back `horizon` on the workers from before now (postgres-horizon.ts, on each worker). */
   workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>>;
   /** The statistics of `table`'s placements refreshed on the workers. */
@@ -123,11 +104,15 @@ export async function purgePostgres(
       ? await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout)
       : undefined;
     const tables = await storeTables(query, t);
+    // A concurrent reindex cancelled (by its timeout, or a purge killed) left invalid index copies: dropped first.
+    if (others) await dropLeftCopies(query, tables, timeout, recorder, workers);
     // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
     // what the wait above cannot (postgres-dead-rows.ts).
     const dead = new DeadRows(noticesOf, workers?.shardNotices);
     const work = async (some: readonly PurgeTable[]) => {
-      if (mode === "vacuum") await vacuumTables(query, executor.kind, dead, some, recorder);
+      const older = () => olderThanNow(query, "tables", onWorkers);
+      if (mode === "vacuum")
+        await vacuumTables(query, executor.kind, dead, some, timeout, recorder, older, workers);
       else await rewriteTables(query, dead, some, timeout, recorder);
     };
     await work(tables);
@@ -177,23 +162,6 @@ async function refreshAll(
     }
   } finally {
     await query("RESET lock_timeout");
-  }
-}
-
-/** VACUUM and a REINDEX of each table, which take locks appends do not wait for, so they need no timeout. */
-async function vacuumTables(
-  query: Query,
-  kind: Executor["kind"],
-  dead: DeadRows,
-  tables: readonly PurgeTable[],
-  recorder: PurgeRecorder,
-) {
-  for (const { name: table } of tables) {
-    await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
-    // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
-    // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
-    const action = kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
-    await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
   }
 }
 
