@@ -12,6 +12,7 @@ import type { Layout } from "../sql/engines/postgres/layout.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { ShardNotices } from "../sql/purge/postgres-dead-rows.js";
 import type { Horizon } from "../sql/purge/postgres-horizon.js";
+import type { ReindexPlacements } from "../sql/purge/postgres-reindex.js";
 import type { PurgeTable } from "../sql/purge/postgres-statistics.js";
 import type { ClearGuard } from "../sql/sealing/postgres-key-cache.js";
 import type { PurgeRecorder } from "../store/purge.js";
@@ -32,8 +33,11 @@ export interface CitusAppend {
   log: { log: StatementLog; kind: "append" | "import" } | undefined;
 }
 
-/** The steps only the Citus layout runs (see the module comment). */
-export interface CitusSteps {
+/**
+ * The steps only the Citus layout runs (see the module comment); the purge's reindex clean-up on the shard
+ * placements among them (citus/reindex.ts).
+ */
+export interface CitusSteps extends ReindexPlacements {
   /** Runs `append` (a try of it: `on`) routed to its session's node (citus/append-path.ts). */
   append(on: AppendTry, append: CitusAppend): Promise<Outcome | null>;
   /** The append's `p` CTE over the parent read as parameters from `$at` on, and its spine arrays (citus/parent.ts). */
@@ -46,10 +50,6 @@ export interface CitusSteps {
   refreshPlacements(query: Query, table: PurgeTable, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** The workers' VACUUM notices relayed to the coordinator and the placements that must say a count (citus/dead-rows.ts). */
   shardNotices: ShardNotices;
-  /** True when `table`'s reindex reaches shard placements: a Citus table (citus/reindex.ts). */
-  placed(query: Query, table: string): Promise<boolean>;
-  /** Drops the invalid index copies a cancelled concurrent reindex left on `table`'s placements (citus/reindex.ts). */
-  dropPlacementCopies(query: Query, table: string, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Rewrites `pg_statistic` on every worker, where the role may (citus/purge.ts, purge-catalog.ts). */
   vacuumWorkerStatistics(query: Query, recorder: PurgeRecorder, timeout: number): Promise<void>;
   /** Converts the tables on open (unless `sharded` already), places the tables added since, and creates the routed append's function. */

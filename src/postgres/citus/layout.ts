@@ -14,7 +14,7 @@ import { relayWorkerNotices, shardPlacements } from "./dead-rows.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";
 import { refreshPlacementStatistics, vacuumWorkerStatistics, workerSnapshots } from "./purge.js";
-import { dropPlacementCopies, placed } from "./reindex.js";
+import { dropLeftPlacementCopies, dropPlacementCopies, placed } from "./reindex.js";
 import { settledRead } from "./settled-read.js";
 import { byShard } from "./shards.js";
 
@@ -59,6 +59,7 @@ export const citusLayout: Layout = carrySteps(
     vacuumWorkerStatistics,
     placed,
     dropPlacementCopies,
+    dropLeftPlacementCopies,
     open: openCitus,
   },
 );

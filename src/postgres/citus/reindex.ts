@@ -13,6 +13,9 @@ import { invalidCopiesSql } from "../../sql/purge/postgres-reindex.js";
 import type { PurgeRecorder } from "../../store/purge.js";
 import { failed, type NodeResult, nodeOf, sharded } from "./purge.js";
 
+/** A command on every active worker. */
+const ON_WORKERS = "SELECT nodename, nodeport, success, result FROM run_command_on_workers($1)";
+
 /** A command on every placement of a table: its shard's name is the command's one format argument (`%1$s`). */
 const ON_PLACEMENTS =
   "SELECT nodename, nodeport, success, result FROM run_command_on_placements($1::regclass, $2)";
@@ -54,4 +57,36 @@ export async function dropPlacementCopies(
       ? undefined
       : `not dropped on every placement (of ${copies.join(", ")}): ${error}`;
   });
+}
+
+/**
+ * Drops the invalid copies on the placements of every table of `tables` that has one (`dropPlacementCopies`): the
+ * shards' names read from the coordinator's metadata, then one command on every worker names the shards with a
+ * copy, so a purge with nothing left over asks each worker once.
+ */
+export async function dropLeftPlacementCopies(
+  query: Query,
+  tables: readonly string[],
+  recorder: PurgeRecorder,
+  timeout: number,
+): Promise<void> {
+  const shards = await query<{ i: number; shard: string }>(
+    `SELECT array_position($1::regclass[], s.logicalrelid) AS i, shard_name(s.logicalrelid, s.shardid) AS shard
+       FROM pg_dist_shard s WHERE s.logicalrelid = ANY($1::regclass[])`,
+    [tables],
+  );
+  if (shards.length === 0) return;
+  const names = shards.map((s) => `'${s.shard.replaceAll("'", "''")}'`).join(", ");
+  const rows = await query<NodeResult>(ON_WORKERS, [
+    `SELECT coalesce(json_agg(x.shard), '[]')::text FROM unnest(ARRAY[${names}]::text[]) AS x(shard)
+      WHERE to_regclass(x.shard) IS NOT NULL AND EXISTS (${invalidCopiesSql("to_regclass(x.shard)")})`,
+  ]);
+  const error = failed(rows);
+  if (error) {
+    recorder.runSync("DROP INDEX on placements", undefined, () => `not listed on every worker: ${error}`);
+    return;
+  }
+  const found = new Set(rows.flatMap((r) => JSON.parse(r.result) as string[]));
+  const left = new Set(shards.filter((s) => found.has(s.shard)).map((s) => tables[s.i - 1] as string));
+  for (const table of left) await dropPlacementCopies(query, table, recorder, timeout);
 }

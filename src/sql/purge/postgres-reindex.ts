@@ -21,15 +21,16 @@ import { DEADLOCK, LOCK_NOT_AVAILABLE, OBJECT_IN_USE, QUERY_CANCELED, step } fro
 const INSUFFICIENT_PRIVILEGE = "42501";
 
 /**
- * The invalid copies a cancelled concurrent reindex of `table` (an SQL expression of its regclass) left: indexes
- * of it or of its TOAST table whose name ends `_ccnew` or `_ccold` (and the digits Postgres adds when the name is
- * taken) that are not valid. The store's migrations name none of their indexes so, and a valid index is never one.
+ * The invalid copies a cancelled concurrent reindex of the tables `r.oid = <tables>` holds for (an SQL expression:
+ * one regclass, or `ANY(<array>)`) left: indexes of them or of their TOAST tables whose name ends `_ccnew` or
+ * `_ccold` (and the digits Postgres adds when the name is taken) that are not valid. The store's migrations name
+ * none of their indexes so, and a valid index is never one. One `copy` column (regclass).
  */
-export function invalidCopiesSql(table: string): string {
+export function invalidCopiesSql(tables: string): string {
   return `SELECT i.indexrelid::regclass AS copy FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
     WHERE NOT i.indisvalid AND c.relname ~ '_cc(new|old)[0-9]*$'
-      AND i.indrelid IN (SELECT r.oid FROM pg_class r WHERE r.oid = ${table}
-        UNION ALL SELECT r.reltoastrelid FROM pg_class r WHERE r.oid = ${table})`;
+      AND i.indrelid IN (SELECT r.oid FROM pg_class r WHERE r.oid = ${tables}
+        UNION ALL SELECT r.reltoastrelid FROM pg_class r WHERE r.oid = ${tables})`;
 }
 
 /** What the reindex and its clean-up run on a Citus cluster's shard placements (citus/reindex.ts). */
@@ -38,13 +39,20 @@ export interface ReindexPlacements {
   placed(query: Query, table: string): Promise<boolean>;
   /** The invalid copies on `table`'s placements dropped, each waiting at most `timeout` ms for its lock. */
   dropPlacementCopies(query: Query, table: string, recorder: PurgeRecorder, timeout: number): Promise<void>;
+  /** The same for every table of `tables` whose placements have one: one look on every worker for them all. */
+  dropLeftPlacementCopies(
+    query: Query,
+    tables: readonly string[],
+    recorder: PurgeRecorder,
+    timeout: number,
+  ): Promise<void>;
 }
 
 /**
  * `VACUUM` and a concurrent reindex of each table, each giving up after `timeout` ms of waiting (see the module
  * comment); a reindex that gave up is reported incomplete, naming the table and why, and its copies dropped. Once
- * one gave up while transactions older than it were open, the next tables' would wait for the same ones: while
- * they stay open (`olderThanNow`, postgres-horizon.ts), those are not run but reported, so one long transaction
+ * one gave up, the transactions open then would hold back the next tables' reindexes too: while any of them stays
+ * open (`olderThanNow`, postgres-horizon.ts), those are not run but reported, so one long transaction
  * costs the purge about `timeout` ms, not that for every table. PGlite, one connection, has no concurrent build
  * and no other transaction to wait for: a plain `REINDEX` there.
  */
@@ -75,7 +83,6 @@ export async function vacuumTables(
         continue;
       }
       const placed = (await placements?.placed(query, table)) ?? false;
-      const older = await olderThanNow();
       let gaveUp = false;
       await recorder.run("REINDEX TABLE CONCURRENTLY", table, async () => {
         const note = await reindex(query, table, placed, timeout);
@@ -83,7 +90,8 @@ export async function vacuumTables(
         return note;
       });
       if (!gaveUp) continue;
-      gaveUpOn = { table, older };
+      // What is open now and older than now is older than the next reindex too: it would wait for it.
+      gaveUpOn = { table, older: await olderThanNow() };
       await dropCopies(query, table, placed, timeout, recorder, placements);
     }
   } finally {
@@ -93,7 +101,8 @@ export async function vacuumTables(
 
 /**
  * Drops the invalid index copies a concurrent reindex of each table left (see the module comment), before a
- * purge's work in either mode: a `VACUUM FULL` would rebuild a non-unique copy into a valid duplicate index.
+ * purge's work in either mode: a `VACUUM FULL` would rebuild a non-unique copy into a valid duplicate index. One
+ * look on this node for every table, and on Citus one on every worker.
  */
 export async function dropLeftCopies(
   query: Query,
@@ -102,12 +111,11 @@ export async function dropLeftCopies(
   recorder: PurgeRecorder,
   placements?: ReindexPlacements,
 ): Promise<void> {
+  const names = tables.map((table) => table.name);
   await query(`SET lock_timeout = ${timeout}`);
   try {
-    for (const { name: table } of tables) {
-      const placed = (await placements?.placed(query, table)) ?? false;
-      await dropCopies(query, table, placed, timeout, recorder, placements);
-    }
+    await dropOnThisNode(query, "ANY($1::regclass[])", [names], placements !== undefined, recorder);
+    await placements?.dropLeftPlacementCopies(query, names, recorder, timeout);
   } finally {
     await query("RESET lock_timeout");
   }
@@ -133,11 +141,7 @@ async function reindex(query: Query, table: string, placed: boolean, timeout: nu
   }
 }
 
-/**
- * Drops `table`'s invalid copies on this node with `DROP INDEX CONCURRENTLY` (blocks no write), one step each, and
- * on its shard placements. On a Citus table the coordinator's own only: with DDL propagation off, since Citus
- * would send the drop to the shards and refuses a TOAST table's index.
- */
+/** Drops `table`'s invalid copies on this node and on its shard placements. */
 async function dropCopies(
   query: Query,
   table: string,
@@ -146,18 +150,32 @@ async function dropCopies(
   recorder: PurgeRecorder,
   placements?: ReindexPlacements,
 ) {
+  await dropOnThisNode(query, "$1::regclass", [table], placed, recorder);
+  if (placed) await placements?.dropPlacementCopies(query, table, recorder, timeout);
+}
+
+/**
+ * Drops the invalid copies of the tables `r.oid = <tables>` holds for on this node with `DROP INDEX CONCURRENTLY`
+ * (blocks no write), one step each. `citus`: with Citus's DDL propagation off, since Citus would send the drop of
+ * a Citus table's index to its shards and refuses a TOAST table's index.
+ */
+async function dropOnThisNode(
+  query: Query,
+  tables: string,
+  params: unknown[],
+  citus: boolean,
+  recorder: PurgeRecorder,
+) {
   const copies = await query<{ copy: string }>(
-    `SELECT copy::text FROM (${invalidCopiesSql("$1::regclass")}) c`,
-    [table],
+    `SELECT copy::text FROM (${invalidCopiesSql(tables)}) c`,
+    params,
   );
+  if (copies.length === 0) return;
   const drop = async () => {
     for (const { copy } of copies)
       await recorder.run("DROP INDEX CONCURRENTLY", copy, () => dropCopy(query, copy));
   };
-  if (copies.length > 0) {
-    await (placed ? withSetting(query, "citus.enable_ddl_propagation", "off", drop) : drop());
-  }
-  if (placed) await placements?.dropPlacementCopies(query, table, recorder, timeout);
+  await (citus ? withSetting(query, "citus.enable_ddl_propagation", "off", drop) : drop());
 }
 
 /** Drops one copy; a lock not granted in time, or a role that may not name it, is what the step leaves undone. */

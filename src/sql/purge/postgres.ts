@@ -2,8 +2,8 @@
  * The purge of a Postgres (PGlite, Citus) store, written for Postgres alone: a dead row's bytes stay in its table's
  * pages, TOAST and indexes until the table is rewritten, and its values in `pg_statistic` until it is analyzed
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
- * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
- * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
+ * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`, postgres-reindex.ts), `ANALYZE` with the
+ * statistics of empty tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
  * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts), the wait for what
  * holds the horizon back (postgres-horizon.ts) and each VACUUM's own count of the dead rows it kept
  * (postgres-dead-rows.ts, on Citus every worker's too), not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
@@ -35,9 +35,12 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table,
-   * drops the statistics of a table left empty (which holds that empty table's lock for a moment) and rewrites the
-   * catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL segments too.
+   * that still hold live rows until those pages are written again; a reindex gives up after waiting
+   * `lockTimeoutMs` for older transactions (on Citus when the whole reindex takes longer), reported incomplete,
+   * and the invalid index copies it leaves are dropped (docs/PRIVACY.md). Either mode then runs `ANALYZE` on each
+   * table, drops the statistics of a table left empty (which holds that empty table's lock for a moment) and
+   * rewrites the catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL
+   * segments too.
    */
   mode?: PostgresPurgeMode;
 }
