@@ -145,7 +145,8 @@ test("Postgres: a snapshot older than the deletes keeps them in the rewritten ta
     open = true;
     await reader.query("SELECT 1");
     await writeAndDelete(store);
-    // Rewrite mode only: "vacuum" mode's REINDEX … CONCURRENTLY waits for every older transaction to end.
+    // Rewrite mode only: "vacuum" mode's REINDEX … CONCURRENTLY gives up on the older transaction (its own case:
+    // purge-reindex.test.ts).
     {
       const report = await store.purge({ lockTimeoutMs: 100 });
       assert.match(stepOf(report, "open snapshots")?.incomplete ?? "", /pid \d+/, JSON.stringify(report));

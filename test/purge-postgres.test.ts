@@ -288,8 +288,8 @@ test("citus purge: a snapshot open on a worker since before the deletes: the wai
     open = true;
     await worker.query("SELECT 1");
     await writeAndDelete(store);
-    // Rewrite mode only: "vacuum" mode's REINDEX … CONCURRENTLY, run on the workers' shards, waits there for
-    // every older transaction to end.
+    // Rewrite mode only: "vacuum" mode's REINDEX … CONCURRENTLY, run on the workers' shards, gives up on the
+    // worker's older transaction (its own case: purge-reindex.test.ts).
     const report = await store.purge({ lockTimeoutMs: 100 });
     const step = (action: string) => report.steps.find((s) => s.action === action)?.incomplete ?? "";
     assert.match(step("open snapshots"), new RegExp(`${node} pid \\d+`), JSON.stringify(report));

@@ -12,6 +12,7 @@ import type { Layout } from "../sql/engines/postgres/layout.js";
 import type { Tables } from "../sql/engines/postgres/tables.js";
 import type { ShardNotices } from "../sql/purge/postgres-dead-rows.js";
 import type { Horizon } from "../sql/purge/postgres-horizon.js";
+import type { ReindexPlacements } from "../sql/purge/postgres-reindex.js";
 import type { PurgeTable } from "../sql/purge/postgres-statistics.js";
 import type { ClearGuard } from "../sql/sealing/postgres-key-cache.js";
 import type { PurgeRecorder } from "../store/purge.js";
@@ -32,8 +33,11 @@ export interface CitusAppend {
   log: { log: StatementLog; kind: "append" | "import" } | undefined;
 }
 
-/** The steps only the Citus layout runs (see the module comment). */
-export interface CitusSteps {
+/**
+ * The steps only the Citus layout runs (see the module comment); the purge's reindex clean-up on the shard
+ * placements among them (citus/reindex.ts).
+ */
+export interface CitusSteps extends ReindexPlacements {
   /** Runs `append` (a try of it: `on`) routed to its session's node (citus/append-path.ts). */
   append(on: AppendTry, append: CitusAppend): Promise<Outcome | null>;
   /** The append's `p` CTE over the parent read as parameters from `$at` on, and its spine arrays (citus/parent.ts). */

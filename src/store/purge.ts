@@ -26,10 +26,11 @@ export interface PurgeReport {
 export interface PurgeOptions {
   /**
    * Postgres only: the longest a step waits for its table's lock before it gives up on that table (the report is
-   * then incomplete), so a purge never queues appends behind it for longer (default 2000); also the longest it
-   * tries to rewrite `pg_statistic` while the catalog is locked, and the longest it waits, before it starts and
-   * before that rewrite, for transactions older than itself (or its `ANALYZE`) to end (the report names those
-   * still open).
+   * then incomplete), so a purge never queues appends behind it for longer (default 2000); in `"vacuum"` mode the
+   * longest a concurrent reindex waits for older transactions (on Citus, the longest the whole reindex runs); also
+   * the longest it tries to rewrite `pg_statistic` while the catalog is locked, and the longest it waits, before it
+   * starts and before that rewrite, for transactions older than itself (or its `ANALYZE`) to end (the report names
+   * those still open).
    */
   lockTimeoutMs?: number;
 }

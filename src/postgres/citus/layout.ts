@@ -14,6 +14,7 @@ import { relayWorkerNotices, shardPlacements } from "./dead-rows.js";
 import { openCitus } from "./open.js";
 import { parentCtes } from "./parent.js";
 import { refreshPlacementStatistics, vacuumWorkerStatistics, workerSnapshots } from "./purge.js";
+import { dropLeftPlacementCopies, dropPlacementCopies, placed } from "./reindex.js";
 import { settledRead } from "./settled-read.js";
 import { byShard } from "./shards.js";
 
@@ -56,6 +57,9 @@ export const citusLayout: Layout = carrySteps(
     refreshPlacements: refreshPlacementStatistics,
     shardNotices: { relay: relayWorkerNotices, placements: shardPlacements },
     vacuumWorkerStatistics,
+    placed,
+    dropPlacementCopies,
+    dropLeftPlacementCopies,
     open: openCitus,
   },
 );

@@ -23,7 +23,7 @@ import {
 import type { PurgeRecorder } from "../../store/purge.js";
 
 /** A worker node and what it answered. */
-interface NodeResult {
+export interface NodeResult {
   nodename: string;
   nodeport: number;
   success: boolean;
@@ -38,9 +38,11 @@ const ON_WORKERS = "SELECT nodename, nodeport, success, result FROM run_command_
 const ON_NODES =
   "SELECT node_name AS nodename, node_port AS nodeport, success, result FROM master_run_on_worker($1::text[], $2::int[], $3::text[], true)";
 
-const nodeOf = (row: { nodename: string; nodeport: number }) => `${row.nodename}:${row.nodeport}`;
+/** A node as `host:port`. */
+export const nodeOf = (row: { nodename: string; nodeport: number }) => `${row.nodename}:${row.nodeport}`;
 
-function failed(rows: readonly NodeResult[]): string | undefined {
+/** The nodes that failed, each with its error, or undefined when none did. */
+export function failed(rows: readonly NodeResult[]): string | undefined {
   const bad = rows.filter((r) => !r.success);
   if (bad.length === 0) return undefined;
   return bad.map((r) => `${nodeOf(r)}: ${r.result}`).join("; ");
@@ -86,7 +88,7 @@ async function olderWorkerHolders(query: Query, starts: WorkerStarts, horizon: H
 }
 
 /** True when `table` is a Citus table (distributed or reference), whose rows live in shard placements. */
-async function sharded(query: Query, table: string): Promise<boolean> {
+export async function sharded(query: Query, table: string): Promise<boolean> {
   const [row] = await query<{ found: boolean }>(
     "SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass) AS found",
     [table],

@@ -2,8 +2,8 @@
  * The purge of a Postgres (PGlite, Citus) store, written for Postgres alone: a dead row's bytes stay in its table's
  * pages, TOAST and indexes until the table is rewritten, and its values in `pg_statistic` until it is analyzed
  * again, while a transaction older than the purge keeps dead rows alive on the coordinator and on every Citus
- * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`), `ANALYZE` with the statistics of empty
- * tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
+ * worker; so its steps are `VACUUM FULL` (or `VACUUM` and `REINDEX`, postgres-reindex.ts), `ANALYZE` with the
+ * statistics of empty tables dropped (purge-statistics.ts, citus/purge.ts), the rewrite of `pg_statistic` that drops the replaced
  * statistics' dead tuples on every node, PGlite's WAL segments replaced (postgres-catalog.ts), the wait for what
  * holds the horizon back (postgres-horizon.ts) and each VACUUM's own count of the dead rows it kept
  * (postgres-dead-rows.ts, on Citus every worker's too), not SQLite's merges and checkpoint (sqlite/purge.ts). Both derive their work on tables from the owner-data
@@ -16,13 +16,15 @@ import { numberWhere } from "../../schema/rules.js";
 import { rule } from "../../schema/to-session-error.js";
 import { tablesPurgedBy } from "../../store/owner-data.js";
 import { type PurgeOptions, PurgeRecorder, type PurgeReport } from "../../store/purge.js";
-import { type Executor, type NoticesOf, type Query, sqlState } from "../engines/postgres/client.js";
+import type { Executor, NoticesOf, Query } from "../engines/postgres/client.js";
 import type { Tables } from "../engines/postgres/tables.js";
 import { POSTGRES_OWNER_DATA } from "../owner-data/postgres.js";
 import { replaceWal, vacuumStatistic } from "./postgres-catalog.js";
 import { DeadRows, type ShardNotices } from "./postgres-dead-rows.js";
 import { type Horizon, incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
+import { dropLeftCopies, type ReindexPlacements, vacuumTables } from "./postgres-reindex.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
+import { step } from "./postgres-step.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
 export type PostgresPurgeMode = "rewrite" | "vacuum";
@@ -33,9 +35,12 @@ export interface PostgresPurgeOptions extends PurgeOptions {
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
    * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
-   * that still hold live rows until those pages are written again. Either mode then runs `ANALYZE` on each table,
-   * drops the statistics of a table left empty (which holds that empty table's lock for a moment) and rewrites the
-   * catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL segments too.
+   * that still hold live rows until those pages are written again; a reindex gives up after waiting
+   * `lockTimeoutMs` for older transactions (on Citus when the whole reindex takes longer), reported incomplete,
+   * and the invalid index copies it leaves are dropped (docs/PRIVACY.md). Either mode then runs `ANALYZE` on each
+   * table, drops the statistics of a table left empty (which holds that empty table's lock for a moment) and
+   * rewrites the catalog `pg_statistic` (a moment's lock on it, never waited for in its queue), on PGlite its WAL
+   * segments too.
    */
   mode?: PostgresPurgeMode;
 }
@@ -43,10 +48,6 @@ export interface PostgresPurgeOptions extends PurgeOptions {
 // Every table a store may have (sql/owner-data/postgres.ts, which the schema test holds to the migrations): the migrated ones,
 // the change log's and the vector channel's (both created on first use). A name missing from the database is skipped.
 const TABLES = tablesPurgedBy(POSTGRES_OWNER_DATA, "rewrite");
-
-const LOCK_NOT_AVAILABLE = "55P03";
-const DEADLOCK = "40P01";
-const OBJECT_IN_USE = "55006";
 
 /** The store's tables that exist (quoted, qualified names and their declared names), in a fixed order. */
 export async function storeTables(query: Query, t: Tables): Promise<PurgeTable[]> {
@@ -70,25 +71,8 @@ const optionsSchema = z.looseObject(
   rule("purge() options must be an object"),
 );
 
-/**
- * Runs a statement; a lock not granted in time (another purge, a long transaction) is what the step leaves
- * undone rather than a failure, since the purge that holds the lock does the same work.
- */
-async function step(run: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await run();
-    return undefined;
-  } catch (error) {
-    const state = sqlState(error);
-    if (state === LOCK_NOT_AVAILABLE || state === DEADLOCK || state === OBJECT_IN_USE) {
-      return `not run: ${(error as Error).message}`;
-    }
-    throw error;
-  }
-}
-
 /** What the purge runs on a Citus cluster's workers: the Citus layout's steps, handed in by the store. */
-export interface PurgeWorkers {
+export interface PurgeWorkers extends ReindexPlacements {
   /** The reader of what holds back `horizon` on the workers from before now (postgres-horizon.ts, on each worker). */
   workerSnapshots(query: Query, horizon: Horizon): Promise<() => Promise<string[]>>;
   /** The statistics of `table`'s placements refreshed on the workers. */
@@ -123,11 +107,15 @@ export async function purgePostgres(
       ? await waitForOlderHolders(await olderThanNow(query, "tables", onWorkers), timeout)
       : undefined;
     const tables = await storeTables(query, t);
+    // A concurrent reindex cancelled (by its timeout, or a purge killed) left invalid index copies: dropped first.
+    if (others) await dropLeftCopies(query, tables, timeout, recorder, workers);
     // Each VACUUM runs VERBOSE and says how many dead rows it had to keep: the proof that none is left, which sees
     // what the wait above cannot (postgres-dead-rows.ts).
     const dead = new DeadRows(noticesOf, workers?.shardNotices);
     const work = async (some: readonly PurgeTable[]) => {
-      if (mode === "vacuum") await vacuumTables(query, executor.kind, dead, some, recorder);
+      const older = () => olderThanNow(query, "tables", onWorkers);
+      if (mode === "vacuum")
+        await vacuumTables(query, executor.kind, dead, some, timeout, recorder, older, workers);
       else await rewriteTables(query, dead, some, timeout, recorder);
     };
     await work(tables);
@@ -177,23 +165,6 @@ async function refreshAll(
     }
   } finally {
     await query("RESET lock_timeout");
-  }
-}
-
-/** VACUUM and a REINDEX of each table, which take locks appends do not wait for, so they need no timeout. */
-async function vacuumTables(
-  query: Query,
-  kind: Executor["kind"],
-  dead: DeadRows,
-  tables: readonly PurgeTable[],
-  recorder: PurgeRecorder,
-) {
-  for (const { name: table } of tables) {
-    await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
-    // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples):
-    // rebuilt without blocking writes. PGlite, one connection, has no concurrent build: there a plain one.
-    const action = kind === "pglite" ? "REINDEX TABLE" : "REINDEX TABLE CONCURRENTLY";
-    await recorder.run(action, table, () => step(() => query(`${action} ${table}`)));
   }
 }
 
