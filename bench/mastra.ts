@@ -10,7 +10,8 @@
  * store, and ours searches without one (docs/MASTRA.md).
  * Env: MASTRA_BENCH_MESSAGES (default 1000), MASTRA_BENCH_READS (default 50), MASTRA_BENCH_ENGINES (sqlite,postgres),
  * MASTRA_BENCH_TENTHS=1 (also print each storage's save p50 in every tenth of the run: does a save cost more as the
- * thread grows?).
+ * thread grows?), MASTRA_BENCH_LOOKUP=1 (on Postgres a third storage of ours whose saves look their ids up first, the
+ * general way, instead of the chain statement that checks them: the fold's A/B under the same load).
  * Run: npm run bench:script bench/mastra.ts (Node >= 22.13)
  */
 import { randomUUID } from "node:crypto";
@@ -33,6 +34,7 @@ import { fmtDur, fmtNum, mdTable, nowUs, summarize } from "./stats.js";
 const MESSAGES = Number(process.env.MASTRA_BENCH_MESSAGES ?? 1000);
 const READS = Number(process.env.MASTRA_BENCH_READS ?? 50);
 const TENTHS = process.env.MASTRA_BENCH_TENTHS === "1";
+const LOOKUP = process.env.MASTRA_BENCH_LOOKUP === "1";
 const ENGINES = new Set(
   (process.env.MASTRA_BENCH_ENGINES ?? "sqlite,postgres").split(",").map((s) => s.trim()),
 );
@@ -105,6 +107,18 @@ async function postgresTargets(): Promise<{ targets: Target[]; drop(): Promise<v
       close: () => theirs.close(),
     },
   ];
+  if (LOOKUP) {
+    const general = await PostgresStore.open(pool, { schema: "lookup" });
+    // Declines every save's chain of new ids, as an engine without one does (sql/timed-messages/reads.ts).
+    Object.defineProperty(general.timedMessages, "appendNew", { value: async () => false });
+    targets.push({
+      name: "agent-session, look-up first",
+      engine: "Postgres",
+      storage: mastraStorage(general),
+      size: size("lookup"),
+      close: () => general.close(),
+    });
+  }
   const drop = async () => {
     await pool.end();
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

@@ -3,6 +3,8 @@
 // message a step (the single append), and every stored column is compared: tree columns and skip pointers (as ids),
 // bytes and tokens and their running sums, times, search vectors, content hashes, and the head. Also with a keyring
 // (an encrypted owner: sealed rows, blind tokens, the key guard) and where the chain falls back (an id stored).
+// A third schema takes every step through the chain of new ids (TimedMessages.appendNew, chains of one included),
+// which writes nothing when any session holds one of the ids.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { SessionError } from "../src/errors.js";
@@ -78,6 +80,7 @@ for (const backend of backends)
         };
         const chained = await open("chains");
         const single = await open("single");
+        const news = await open("news");
         const step = { sessionId: "s", parentId: undefined, guard: false, source: undefined, owner: "alice" };
         // Steps of 2..9 messages from a new head (its first write a chain), then on; single appends alike.
         let at = 0;
@@ -85,12 +88,14 @@ for (const backend of backends)
         for (const size of sizes) {
           const messages = Array.from({ length: size }, () => text(`m${++at}`, at));
           await chained.store.writeStep({ ...step, messages });
+          assert.equal(await news.store.timedMessages.appendNew({ ...step, messages }), true);
           for (const message of messages) await single.store.writeStep({ ...step, messages: [message] });
         }
         // A cleared session (a head without a leaf) takes a chain as new roots.
-        for (const { store } of [chained, single]) await store.session("s").clearMessages();
+        for (const { store } of [chained, single, news]) await store.session("s").clearMessages();
         const again = [text("r1", 100), text("r2", 101), text("r3", 102)];
         await chained.store.writeStep({ ...step, messages: again });
+        assert.equal(await news.store.timedMessages.appendNew({ ...step, messages: again }), true);
         for (const message of again) await single.store.writeStep({ ...step, messages: [message] });
         // A chain with an id stored already: the general step (the duplicate not inserted, the next under it).
         const inserted: boolean[] = [];
@@ -99,10 +104,28 @@ for (const backend of backends)
         await chained.store.writeStep({ ...step, messages: mixed, check });
         assert.deepEqual(inserted, [false, true]);
         for (const message of mixed) await single.store.writeStep({ ...step, messages: [message] });
-        assert.deepEqual(
-          await rowsOf(pool, chained.schema, "s", keyed),
-          await rowsOf(pool, single.schema, "s", keyed),
+        // An id stored, in this session or another: the chain of new ids writes nothing, and says so.
+        await news.store.registry.create({ id: "t", name: "T", owner: "alice" });
+        await news.store.writeStep({ ...step, sessionId: "t", messages: [text("elsewhere", 200)] });
+        for (const held of [mixed, [text("elsewhere", 200), text("r4", 103)]])
+          assert.equal(await news.store.timedMessages.appendNew({ ...step, messages: held }), false);
+        assert.equal(await news.store.timedMessages.appendNew({ ...step, messages: [mixed[1]!] }), true);
+        // A chain of one from a new head, as a single append writes it.
+        for (const { store } of [single, news])
+          await store.registry.create({ id: "u", name: "U", owner: "alice" });
+        const first = [text("u1", 300)];
+        await single.store.writeStep({ ...step, sessionId: "u", messages: first });
+        assert.equal(
+          await news.store.timedMessages.appendNew({ ...step, sessionId: "u", messages: first }),
+          true,
         );
+        assert.deepEqual(
+          await rowsOf(pool, news.schema, "u", keyed),
+          await rowsOf(pool, single.schema, "u", keyed),
+        );
+        const singles = await rowsOf(pool, single.schema, "s", keyed);
+        assert.deepEqual(await rowsOf(pool, chained.schema, "s", keyed), singles);
+        assert.deepEqual(await rowsOf(pool, news.schema, "s", keyed), singles);
         const read = await chained.store.session("s").getHistory();
         assert.deepEqual(
           read.map((m) => m.id),
@@ -117,8 +140,12 @@ for (const backend of backends)
           (error) => error instanceof SessionError && error.code === "NOT_FOUND",
         );
         assert.equal((await chained.store.session("s").getHistory()).length, 4);
-        await chained.store.close();
-        await single.store.close();
+        await assert.rejects(
+          news.store.timedMessages.appendNew({ ...step, owner: "bob", messages: [text("x1", 1)] }),
+          (error) => error instanceof SessionError && error.code === "NOT_FOUND",
+        );
+        assert.equal((await news.store.session("s").getHistory()).length, 4);
+        for (const { store } of [chained, single, news]) await store.close();
       });
     }
 

@@ -1,6 +1,7 @@
 /**
- * Mastra's `saveMessages` (docs/MASTRA.md, "Costs"): an upsert of a batch of messages in few statements. The ids are
- * looked up once; then each thread gets at most one step (contract/step.ts) of each kind — its new messages appended
+ * Mastra's `saveMessages` (docs/MASTRA.md, "Costs"): an upsert of a batch of messages in few statements. New
+ * messages of one thread are appended by a write that checks their ids itself, where the engine has one
+ * (TimedMessages.appendNew). Otherwise the ids are looked up once; then each thread gets at most one step (contract/step.ts) of each kind — its new messages appended
  * as one chain, its stored ones replaced in place, the messages that move out of it removed — each one transaction
  * whose registry guard checks the thread is still a Mastra thread of the resource, and touches it. So a thread's
  * owner, once found, is not read again: a thread deleted or registered to another owner by someone else refuses the
@@ -71,6 +72,15 @@ async function write(
 ): Promise<void> {
   for (const [threadId, owner] of owners)
     if (!trustKnown || threads.knownOwner(threadId) !== owner) await threads.claim(threadId, owner);
+  // The commonest save, new messages into one thread: appended by a write that checks itself that no session holds
+  // their ids (one statement on one Postgres server). When one does (an upsert, a move), or the engine has no such
+  // write, nothing was written, and the ids are looked up as below.
+  const [only] = owners;
+  if (owners.size === 1 && only) {
+    const [threadId, owner] = only;
+    const append = { ...guardOf(threadId, owner), messages: messages.map(sessionMessageOf) };
+    if (await timed.appendNew(append)) return;
+  }
   const where = new Map<string, string>();
   const sessionOwners = new Map<string, string | undefined>(owners);
   for (const at of await timed.locate(messages.map((m) => m.id))) {

@@ -9,6 +9,12 @@
  * general step appends under as its parent), or a stale snapshot that saw such an id, inserts nothing: the caller
  * runs the general step instead. Every row is what the single append writes for it (tree columns and skip
  * pointer, bytes and tokens and their running sums, search vector with the owner lexeme, content hash).
+ *
+ * With `newIds` (a writer whose ids are unique across sessions, the Mastra door's save) it also checks that no
+ * session holds any of the ids, probing each on the `agent_messages (id)` index, and writes nothing ("held") when
+ * one does: the caller's look-up of the ids is this statement's, so a turn of new messages is one round trip. The
+ * check reads the statement's snapshot, as the look-up it replaces read its own: an id another session commits
+ * while the statement runs is not seen (the same session's is, by its unique index).
  */
 
 import type { SessionMessage } from "../contract/message.js";
@@ -32,8 +38,8 @@ import type { Outcome } from "./append-outcome.js";
 // $1 session, then one array per column, in the chain's order: $2 ids, $3 roles, $4 contents, $5 created_at,
 // $6 bytes, $7 tokens, $8 search vectors (tsvector literals or null), $9 content hashes; $10 source and $11 owner
 // of the registry row (NULL = any), $12..$16 the usage and $17..$26 its bounds (usageFits); the key guard's three
-// (owner-guard.ts) from $27 in a store with a keyring.
-function buildChain(t: Tables): string {
+// (owner-guard.ts) from $27 in a store with a keyring. `newIds`: see the module comment.
+function buildChain(t: Tables, newIds: boolean): string {
   const guard = guardSql(t, 27);
   const last = "cardinality($2::text[])";
   // The first row's parent is `s`, the start (the leaf, or nothing for a root); each next row's the row before it.
@@ -56,14 +62,24 @@ function buildChain(t: Tables): string {
   ),
   -- Each id probed alone, as the single append's check: a generic plan of "id = ANY(ids)" could walk the thread's
   -- every row (by agent_messages_time, filtering the ids) where it judged a session short.
-  dup AS (
+  ${
+    newIds
+      ? `held AS (
+    SELECT 1 FROM unnest($2::text[]) AS x(id),
+      LATERAL (SELECT 1 FROM ${t.messages} m WHERE m.id = x.id LIMIT 1) d
+  ),`
+      : `dup AS (
     SELECT 1 FROM locked l, unnest($2::text[]) AS x(id),
       LATERAL (SELECT 1 FROM ${t.messages} m WHERE m.session_num = l.num AND m.id = x.id LIMIT 1) d
-  ),
+  ),`
+  }
   verdict AS (
     SELECT l.num, l.leaf_id,
-      CASE WHEN EXISTS (SELECT 1 FROM dup) THEN CASE WHEN l.fresh THEN 'duplicate' ELSE 'retry' END ELSE 'ok' END
-        AS outcome
+      ${
+        newIds
+          ? "CASE WHEN EXISTS (SELECT 1 FROM held) THEN 'held' ELSE 'ok' END"
+          : "CASE WHEN EXISTS (SELECT 1 FROM dup) THEN CASE WHEN l.fresh THEN 'duplicate' ELSE 'retry' END ELSE 'ok' END"
+      } AS outcome
     FROM locked l
   ),
   start AS (
@@ -73,7 +89,9 @@ function buildChain(t: Tables): string {
       l.leaf_spine_seq AS sseq, l.leaf_spine_depth AS sdep
     FROM locked l, verdict v WHERE v.outcome = 'ok'
     UNION ALL
-    SELECT NULL::bigint, NULL::integer, 0, 0, '{}'::bigint[], '{}'::integer[] WHERE NOT EXISTS (SELECT 1 FROM snap)
+    SELECT NULL::bigint, NULL::integer, 0, 0, '{}'::bigint[], '{}'::integer[] WHERE NOT EXISTS (SELECT 1 FROM snap)${
+      newIds ? " AND NOT EXISTS (SELECT 1 FROM held)" : ""
+    }
   ),
   chain(i, seq, parent_seq, depth, jump_seq, jump_depth, sseq, sdep, cum_bytes, cum_tokens) AS (
     SELECT b.i, b.seq, s.seq, ${first.depth}, ${first.jumpSeq}, ${first.jumpDepth}, ${first.spineSeq},
@@ -118,14 +136,16 @@ function buildChain(t: Tables): string {
     RETURNING id
   )
   SELECT (SELECT min(seq) FROM ins) AS seq, (SELECT leaf_id FROM verdict) AS leaf_id,
-    COALESCE((SELECT outcome FROM verdict), CASE WHEN EXISTS (SELECT 1 FROM created) THEN 'ok' ELSE 'retry' END)
-      AS outcome,
+    COALESCE((SELECT outcome FROM verdict), CASE ${
+      newIds ? "WHEN EXISTS (SELECT 1 FROM held) THEN 'held' " : ""
+    }WHEN EXISTS (SELECT 1 FROM created) THEN 'ok' ELSE 'retry' END) AS outcome,
     (SELECT count(*) FROM moved) AS moved${guard.and ? ", (SELECT keyed FROM gd) AS keyed" : ""},
     -- Rows inserted without their registry row (see append.ts) must not stay: the division aborts the statement.
     CASE WHEN EXISTS (SELECT 1 FROM ins) THEN 1 / (SELECT count(*)::integer FROM reg) ELSE 0 END AS registered`;
 }
 
-const appendChainSql = statement(buildChain);
+const appendChainSql = statement((t) => buildChain(t, false));
+const newChainSql = statement((t) => buildChain(t, true));
 
 /** One message of a chain: the message and how its row stores it (messageForm). */
 export interface ChainLink {
@@ -141,9 +161,10 @@ export interface ChainRegistry {
 }
 
 /**
- * Appends `links` (distinct ids, more than one, one key guard for all: the caller checks) as a chain after the
- * latest leaf of `sessionId`. True when all were inserted; false when nothing was (an id stored already, or the
- * key guard refused): the caller then writes the step the general way. `NOT_FOUND` without the registry row.
+ * Appends `links` (distinct ids, one key guard for all: the caller checks; more than one unless `newIds`) as a chain
+ * after the latest leaf of `sessionId`. True when all were inserted; false when nothing was (an id stored already,
+ * with `newIds` in any session, or the key guard refused): the caller then writes the step another way.
+ * `NOT_FOUND` without the registry row.
  */
 export async function appendChain(
   executor: Executor,
@@ -151,6 +172,7 @@ export async function appendChain(
   sessionId: string,
   links: readonly ChainLink[],
   registry: ChainRegistry,
+  newIds = false,
 ): Promise<boolean> {
   const times = links.map(({ message }) => {
     const given = ownTime(message);
@@ -175,7 +197,7 @@ export async function appendChain(
   const on = { executor, t, sessionId, registry: true, now: times[0]! };
   const row: Outcome | null = await retried(
     on,
-    attemptOf(on, () => [appendChainSql(t), params]),
+    attemptOf(on, () => [(newIds ? newChainSql : appendChainSql)(t), params]),
     false,
   );
   return row?.seq != null;

@@ -10,7 +10,8 @@ export interface Outcome {
   seq: string | null;
   /** The change-log row's cursor (a logged append that inserted). */
   logged?: string | null;
-  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry" | "keyed";
+  /** "held": a chain of new ids found one stored in some session (append-chain.ts `newIds`). */
+  outcome: "ok" | "duplicate" | "conflict" | "missing" | "retry" | "keyed" | "held";
   leaf_id: string | null;
   /** False when the key check the sealed content relied on is no longer the recorded one (nothing was written). */
   keyed?: boolean;

@@ -13,10 +13,14 @@ import { messageForm } from "../sql/sealing/postgres-stored-form.js";
 import type { PreparedStep } from "../store/step.js";
 import { appendChain, type ChainLink } from "./append-chain.js";
 
-/** True when the step could be one chain statement, before any form is made. */
-export function chainable(t: Tables, { step, writes }: PreparedStep, logged: boolean): boolean {
-  if (writes.length < 2 || step.parentId !== undefined || step.block || logged || t.layout.routedAppend)
-    return false;
+/**
+ * True when the step could be one chain statement, before any form is made. `newIds`: a step of new ids
+ * (step.ts writeNewPostgresStep), whose chain of one is the chain statement too: that is where its ids are checked.
+ */
+export function chainable(t: Tables, prepared: PreparedStep, logged: boolean, newIds = false): boolean {
+  const { step, writes } = prepared;
+  if (writes.length < (newIds ? 1 : 2) || step.parentId !== undefined || step.block || logged) return false;
+  if (t.layout.routedAppend) return false;
   const ids = new Set<string>();
   for (const write of writes) {
     if (!write) return false;
@@ -27,13 +31,14 @@ export function chainable(t: Tables, { step, writes }: PreparedStep, logged: boo
 
 /**
  * Writes a {@link chainable} step as one statement; true when it did (each append checked as inserted), false when
- * it wrote nothing and the general step must run.
+ * it wrote nothing and the general step must run (with `newIds`, also when a session holds one of the ids).
  */
 export async function writeChainStep(
   executor: Executor,
   t: Tables,
   { step, writes, check }: PreparedStep,
   usage: SessionUsage,
+  newIds = false,
 ): Promise<boolean> {
   const links: ChainLink[] = [];
   let guard: string | undefined;
@@ -48,7 +53,7 @@ export async function writeChainStep(
     links.push({ message: write.message, form: stored.form });
   }
   const registry = { source: step.source ?? null, owner: step.owner ?? null, usage };
-  if (!(await appendChain(executor, t, step.sessionId, links, registry))) return false;
+  if (!(await appendChain(executor, t, step.sessionId, links, registry, newIds))) return false;
   for (const [i, write] of writes.entries()) check(i, { result: { inserted: true }, json: write!.json });
   return true;
 }

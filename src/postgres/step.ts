@@ -14,6 +14,7 @@
 import type { SessionMessage } from "../contract/message.js";
 import type { AppendResult } from "../contract/provider.js";
 import type { SessionUsage } from "../contract/registry.js";
+import type { StepWrite } from "../contract/step.js";
 import { SessionError } from "../errors.js";
 import type { PostgresBackend } from "../sql/backend/postgres.js";
 import { PostgresBlockStore } from "../sql/context-store/postgres.js";
@@ -25,7 +26,7 @@ import { countersSql } from "../sql/registry/postgres.js";
 import { NOW, nextActivity, usageAssignments, usageFits } from "../sql/registry/postgres-writes.js";
 import { messageForm, type StoredForm, writeWithAttachments } from "../sql/sealing/postgres-stored-form.js";
 import { replaced } from "../store/feed/change-rows.js";
-import type { PreparedStep } from "../store/step.js";
+import { type PreparedStep, runStep } from "../store/step.js";
 import { assertUsageFits, type UsageTotals, usageBounds, usageDeltas } from "../store/usage-totals.js";
 import type { Written } from "../store/written.js";
 import { type AppendRequest, appendRow } from "./append.js";
@@ -117,6 +118,33 @@ export async function writePostgresStep(store: PostgresBackend, prepared: Prepar
       await refuseUsage(executor, t, step, usage);
     throw error;
   }
+}
+
+/**
+ * A step of messages whose ids no session may hold yet (the Mastra door's save, TimedMessages.appendNew): on one
+ * server, without a change log, block or media, the chain statement with its ids checked in it (append-chain.ts
+ * `newIds`), so the look-up is no round trip of its own. True when it wrote the step; false when it wrote nothing
+ * (an id is held, or the step is not one this writes): the caller then looks the ids up and writes the general way.
+ */
+export async function writeNewPostgresStep(store: PostgresBackend, step: StepWrite): Promise<boolean> {
+  const t = store.tables;
+  // Known before the step is prepared: a cluster routes each append; a change log commits a row with each.
+  if (store.changeLog || t.layout.routedAppend) return false;
+  let wrote = false;
+  // The store's pipeline (policy, checks, the feed), as writeStep's; nothing to publish when nothing was written.
+  await runStep(store, step, async (prepared) => {
+    if (!chainable(t, prepared, false, true)) return;
+    const usage = prepared.usage ?? NO_USAGE;
+    const executor = await store.ready();
+    try {
+      wrote = await writeChainStep(executor, t, prepared, usage, true);
+    } catch (error) {
+      if (error instanceof SessionError && error.code === "NOT_FOUND")
+        await refuseUsage(executor, t, prepared.step, usage);
+      throw error;
+    }
+  });
+  return wrote;
 }
 
 async function writeStep(

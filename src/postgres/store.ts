@@ -48,7 +48,7 @@ import { PostgresSessionRegistry } from "./registry.js";
 import type { PostgresStoreOptions } from "./schema.js";
 import { searchMessages } from "./search/search.js";
 import { PostgresStoreProvider } from "./session-provider.js";
-import { writePostgresStep } from "./step.js";
+import { writeNewPostgresStep, writePostgresStep } from "./step.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
 /**
@@ -135,6 +135,7 @@ export class PostgresStore
       this.tables,
       async (sessionId, ids) => readMessagesById(await ready(), this.tables, sessionId, ids),
       async (...page) => postgresList(await ready(), tables, ...page),
+      (step) => writeNewPostgresStep(this, step),
     );
     this.transfer = new PostgresTransfer(ready, this.tables, this.registry, this);
     const log = logSettings(options.changeLog);

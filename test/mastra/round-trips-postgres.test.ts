@@ -30,12 +30,12 @@ test("Postgres: a warm thread's save and last-40 list send the statements they s
     const store = await PostgresStore.open(pool, { schema });
     const memory = new AgentSessionMemoryStorage(store);
     for (let i = 0; i < 50; i++) await memory.saveMessages({ messages: [message(`warm ${i}`)] });
-    // The ids looked up; the two appended as one chain statement (the registry row's source and owner checked and
-    // the row touched in it). No registry read: the thread's owner is known.
+    // The two appended as one chain statement, which checks that no session holds their ids (the look-up) and the
+    // registry row's source and owner, and touches the row. No registry read: the thread's owner is known.
     const turn = await counted(() => memory.saveMessages({ messages: [message("a"), message("b")] }));
-    assert.equal(turn, 2);
-    // One message: the look-up, and the step as one statement.
-    assert.equal(await counted(() => memory.saveMessages({ messages: [message("c")] })), 2);
+    assert.equal(turn, 1);
+    // One message: the same statement.
+    assert.equal(await counted(() => memory.saveMessages({ messages: [message("c")] })), 1);
     // The last 40: one statement (the thread's registry row, its count and its 40 newest rows).
     const last40 = {
       threadId: "t1",
@@ -49,6 +49,10 @@ test("Postgres: a warm thread's save and last-40 list send the statements they s
     assert.equal(listed.total, 53);
     const newest = listed.messages[0]?.content.parts[0] as { text?: string } | undefined;
     assert.equal(newest?.text, "c");
+    // A message saved again (an upsert): the chain finds its id held and writes nothing (1), then the look-up (1)
+    // and the replacement in place (10: BEGIN, the head lock, the row's reads and update, the registry touch, COMMIT).
+    const again = { ...message("d"), id: "m3" } as MastraDBMessage;
+    assert.equal(await counted(() => memory.saveMessages({ messages: [again] })), 12);
     await store.close();
   });
 });

@@ -2,7 +2,7 @@
 import type { Executor } from "../engines/postgres/client.js";
 import { migrationLock } from "../engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../engines/postgres/tables.js";
-import { indexedFirst, type ListPage, once, TimedMessages } from "./reads.js";
+import { indexedFirst, type ListPage, type NewSteps, once, TimedMessages } from "./reads.js";
 import { type TimedRow, timedStatements } from "./statements.js";
 
 /** The reads' indexes, made by the first read (indexedFirst): a session's messages by time, a message by id. */
@@ -20,6 +20,7 @@ export function postgresTimedMessages(
   t: Tables,
   messagesOf: TimedMessages["messagesOf"],
   list?: ListPage,
+  newSteps?: NewSteps,
 ): TimedMessages {
   // Read when a statement is made: a Citus store sets its layout after the tables are named.
   const statements = () =>
@@ -50,5 +51,6 @@ export function postgresTimedMessages(
     messagesOf,
     list,
     indexed,
+    newSteps,
   );
 }

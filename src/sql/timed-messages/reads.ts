@@ -3,6 +3,7 @@
  * costs the rows it answers.
  */
 import type { SessionMessage } from "../../contract/message.js";
+import type { StepWrite } from "../../contract/step.js";
 import {
   type LocatedMessage,
   locatedOf,
@@ -33,6 +34,12 @@ export type ListPage = (
   offset: number,
 ) => Promise<ListedPage | undefined>;
 
+/**
+ * An engine's write of a step of new messages whose own statement checks that no session holds their ids: true
+ * when it wrote the step, false when it wrote nothing (an id is held, or the step is not one it writes so).
+ */
+export type NewSteps = (step: StepWrite) => Promise<boolean>;
+
 // Ids per `locate` statement (under every engine's parameter limit).
 const IDS_PER_STATEMENT = 500;
 
@@ -48,7 +55,21 @@ export class TimedMessages {
     readonly messagesOf?: (sessionId: string, ids: readonly string[]) => Promise<SessionMessage[]>,
     private readonly listPage?: ListPage,
     private readonly indexed: () => Promise<void> = async () => undefined,
+    private readonly newSteps?: NewSteps,
   ) {}
+
+  /**
+   * Appends the step's messages after the session's latest message only if no session holds any of their ids,
+   * checked by the write itself (on one Postgres server its one statement: the id look-up is no round trip of its
+   * own). False when nothing was written: an id is held, or the engine has no such write (SQLite, a cluster) or
+   * not for this step; the caller then looks the ids up ({@link locate}) and writes the general way.
+   */
+  async appendNew(step: StepWrite): Promise<boolean> {
+    if (!this.newSteps) return false;
+    // The check probes the id index, which the first read makes.
+    await this.indexed();
+    return this.newSteps(step);
+  }
 
   /** The page, count and owners in one statement where the engine reads them so; else undefined. */
   async list(
