@@ -105,10 +105,15 @@ async function postgresAsker(data: Conversation[], match: SearchMatch, toolSteps
 }
 
 // Every conversation registered with one owner whose key the keyring holds, before its turns are appended.
-async function encryptedAsker(data: Conversation[], match: SearchMatch, file: string): Promise<Asker> {
+async function encryptedAsker(
+  data: Conversation[],
+  match: SearchMatch,
+  file: string,
+  authors = false,
+): Promise<Asker> {
   const store = new SqliteStore(file, { keyring: masterKeyring(crypto.getRandomValues(new Uint8Array(32))) });
   for (const conv of data) await store.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
-  await seedConversations(store, data);
+  await seedConversations(store, data, { authors });
   return storeAsker(store, match);
 }
 
@@ -152,7 +157,13 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
   const makers: [string, () => Promise<Asker>][] = [
     ["plain FTS5, stop words dropped, ORed, bm25", () => anchorAsker(data)],
   ];
-  const asker = async (backend: string, match: SearchMatch, toolSteps: boolean, file: string) => {
+  const asker = async (
+    backend: string,
+    match: SearchMatch,
+    toolSteps: boolean,
+    file: string,
+    authors = false,
+  ) => {
     if (backend === "postgres") return postgresAsker(data, match, toolSteps);
     const store =
       backend === "memory"
@@ -160,7 +171,7 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
         : backend === "sqlite"
           ? new SqliteStore(join(dir, file))
           : await PostgresStore.open(await PGlite.create());
-    await seedConversations(store, data, { toolSteps });
+    await seedConversations(store, data, { toolSteps, authors });
     return storeAsker(store, match);
   };
   for (const backend of backends) {
@@ -177,6 +188,20 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           () => encryptedAsker(data, match, join(dir, `sealed-${match}.db`)),
         ]);
       }
+    }
+    // Beside the protocol: each turn with its speaker as its author (docs/RECALL.md#who-said-it), which the
+    // protocol's messages do not carry; and so under an encrypted owner, whose figures should be the same.
+    if (backend !== "postgres") {
+      makers.push([
+        `agent-session ${backend}, ranked, each turn's speaker as its author (beside the protocol)`,
+        () => asker(backend, "any", false, "authors.db", true),
+      ]);
+    }
+    if (backend === "sqlite") {
+      makers.push([
+        "agent-session sqlite, ranked, each turn's speaker as its author, encrypted owner (blind index)",
+        () => encryptedAsker(data, "any", join(dir, "sealed-authors.db"), true),
+      ]);
     }
     // The same conversations stored as an agent's (a tool step before each reply): ranked recall passes through
     // messages without text, so the figures should be the plain conversations'.
@@ -211,6 +236,19 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           },
         ]);
       }
+      makers.push([
+        `agent-session ${backend}, ranked + recorded facts (fused), each turn's speaker as its author (beside the protocol)`,
+        async () => {
+          const store =
+            backend === "memory"
+              ? new MemoryStore()
+              : backend === "sqlite"
+                ? new SqliteStore(join(dir, "facts-authors.db"))
+                : await PostgresStore.open(await PGlite.create());
+          await seedWithFacts(store, data, observations, undefined, true);
+          return storeAsker(store, "any", true);
+        },
+      ]);
       if (backend === "sqlite" || backend === "memory") {
         makers.push([
           `agent-session ${backend}, ranked + recorded facts (fused), one owner's conversations pooled`,
