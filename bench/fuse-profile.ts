@@ -1,7 +1,7 @@
 /**
  * Fused search against text-only on SQLite, LoCoMo with the recorded facts (issue #78's bar: fused p50 ≤ 2× text):
  * every question asked of a store without facts (text), of the store with facts with `facts: false`, and fused,
- * interleaved question by question so a loaded machine slows all alike (variants 5–8: `authors: false`, and stores
+ * interleaved question by question so a loaded machine slows all alike (variants 5–8: `authors: true`, and stores
  * whose turns carry their speaker as author, docs/RECALL.md#who-said-it); wall and CPU p50 of each, and each row's
  * recall figures (recall-metrics.ts: R@k, recall-all@10, MRR), and the load average at the start and end.
  * FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY:
@@ -81,10 +81,10 @@ const variants = (
     ["fused", asker(facts, { facts: true })],
     ["fused, facts: hits", asker(facts, { facts: "hits" })],
     ["pooled owner", pooled],
-    ["text, authors: false", asker(text, { authors: false })],
+    ["text, authors: true", asker(text, { authors: true })],
+    ["authors, text, authors: true", asker(authoredText, { authors: true })],
     ["authors, text", asker(authoredText, {})],
-    ["authors, text, authors: false", asker(authoredText, { authors: false })],
-    ["authors, fused", asker(authoredFacts, { facts: true })],
+    ["authors, fused, authors: true", asker(authoredFacts, { facts: true, authors: true })],
   ] as [string, Ask][]
 ).filter((_, i) => only === undefined || only.includes(String(i)));
 const loadAt = (): string =>

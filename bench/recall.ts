@@ -56,11 +56,16 @@ interface Asker {
   close(): Promise<void>;
 }
 
-function storeAsker(store: SessionStore, match: SearchMatch, facts: boolean | "hits" = true): Asker {
+function storeAsker(
+  store: SessionStore,
+  match: SearchMatch,
+  facts: boolean | "hits" = true,
+  authors = false,
+): Asker {
   return {
     ask: async (conv, question) => {
       // `facts: "hits"` as the built-in stores take it (WithFactHits); a fact counts for its sources at its rank.
-      const options = { sessionId: conv, limit: 20, match, facts } as StoreSearchOptions;
+      const options = { sessionId: conv, limit: 20, match, facts, authors } as StoreSearchOptions;
       const items = (await store.searchMessages(question, options)) as SearchItem[];
       return items.map((hit) => ("kind" in hit ? hit.sources.map((s) => s.messageId) : [hit.id]));
     },
@@ -116,7 +121,7 @@ async function encryptedAsker(
   const store = new SqliteStore(file, { keyring: masterKeyring(crypto.getRandomValues(new Uint8Array(32))) });
   for (const conv of data) await store.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
   await seedConversations(store, data, { authors });
-  return storeAsker(store, match);
+  return storeAsker(store, match, true, authors);
 }
 
 async function anchorAsker(data: Conversation[]): Promise<Asker> {
@@ -174,7 +179,7 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           ? new SqliteStore(join(dir, file))
           : await PostgresStore.open(await PGlite.create());
     await seedConversations(store, data, { toolSteps, authors });
-    return storeAsker(store, match);
+    return storeAsker(store, match, true, authors);
   };
   for (const backend of backends) {
     for (const match of ["any", "all"] as const) {
@@ -248,7 +253,7 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
                 ? new SqliteStore(join(dir, "facts-authors.db"))
                 : await PostgresStore.open(await PGlite.create());
           await seedWithFacts(store, data, observations, undefined, true);
-          return storeAsker(store, "any", true);
+          return storeAsker(store, "any", true, true);
         },
       ]);
       if (backend === "sqlite" || backend === "memory") {

@@ -24,7 +24,7 @@ async function orders(store: RegistryCapableStore): Promise<string[][]> {
   await seedAuthors(store);
   const out: string[][] = [];
   for (const [question] of AUTHOR_QUESTIONS)
-    out.push(ids(await store.searchMessages(question, { sessionId: "a" })));
+    out.push(ids(await store.searchMessages(question, { sessionId: "a", authors: true })));
   return out;
 }
 

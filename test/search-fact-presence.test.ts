@@ -26,9 +26,8 @@ interface Place {
 }
 
 // Statements of a warm search of one session as before facts existed, counted as here (every statement SQLite runs,
-// its read transaction's too; every query PGlite is sent), the read of the first turns' authors included (one
-// statement: docs/RECALL.md#who-said-it).
-const WARM_SEARCH = { SQLite: 7, PGlite: 4 };
+// its read transaction's too; every query PGlite is sent).
+const WARM_SEARCH = { SQLite: 6, PGlite: 3 };
 
 async function sqlitePlace(): Promise<Place> {
   const dir = mkdtempSync(join(tmpdir(), "fact-presence-"));

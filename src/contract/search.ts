@@ -114,8 +114,8 @@ export interface SearchOptions {
   times?: boolean;
   /**
    * Whether ranked recall takes the turns of the one author the query names first among turns that match as many of
-   * its words (docs/RECALL.md#who-said-it; a message's author is its `metadata.author`; default true); `false`:
-   * authors are not read.
+   * its words (docs/RECALL.md#who-said-it; a message's author is its `metadata.author`). Default false: reading the
+   * first turns' authors is one statement more a search, which a store whose messages name no author should not pay.
    */
   authors?: boolean;
 }

@@ -42,7 +42,7 @@ export interface SearchPlan {
   facts: boolean | "hits";
   /** Whether ranked recall reads the times the query names (date-terms.ts); `false`: its words alone. */
   times: boolean;
-  /** Whether ranked recall takes the named author's turns first within their tier (authors.ts); `false`: not. */
+  /** Whether ranked recall takes the named author's turns first within their tier (authors.ts; asked with `authors: true`). */
   authors: boolean;
 }
 
@@ -131,7 +131,7 @@ export function searchPlan(
     owner: o.owner ?? undefined,
     facts: o.facts ?? true,
     times: o.times ?? true,
-    authors: o.authors ?? true,
+    authors: o.authors ?? false,
   };
 }
 

@@ -44,17 +44,22 @@ export function authorRecallSpec({ describe, test }: Suite, target: ContractTarg
       withStore(target, async (store) => {
         await seedAuthors(store);
         for (const [question, order] of AUTHOR_QUESTIONS)
-          assert.deepEqual(ids(await store.searchMessages(question, { sessionId: "a" })), order, question);
-        // `authors: false` reads no author: the words alone.
-        assert.deepEqual(
-          ids(
-            await store.searchMessages("What did Caroline paint at the lake?", {
-              sessionId: "a",
-              authors: false,
-            }),
-          ),
-          ["mel-lake", "dana-lake", "carol-lake"],
-        );
+          assert.deepEqual(
+            ids(await store.searchMessages(question, { sessionId: "a", authors: true })),
+            order,
+            question,
+          );
+        // Without `authors: true` (the default) no author is read: the words alone.
+        for (const authors of [false, undefined])
+          assert.deepEqual(
+            ids(
+              await store.searchMessages("What did Caroline paint at the lake?", {
+                sessionId: "a",
+                ...(authors === undefined ? {} : { authors }),
+              }),
+            ),
+            ["mel-lake", "dana-lake", "carol-lake"],
+          );
       }));
 
     test("the author never takes a turn above one that matches more of the question's words", () =>
@@ -68,7 +73,10 @@ export function authorRecallSpec({ describe, test }: Suite, target: ContractTarg
         );
         await s.appendMessage(msg("gap4", "Bye", "user"));
         const hits = ids(
-          await store.searchMessages("What did Caroline paint at the lake?", { sessionId: "a" }),
+          await store.searchMessages("What did Caroline paint at the lake?", {
+            sessionId: "a",
+            authors: true,
+          }),
         );
         assert.deepEqual(hits, ["mel-strong", "carol-lake", "mel-lake", "dana-lake"]);
       }));
@@ -81,7 +89,7 @@ export function authorRecallSpec({ describe, test }: Suite, target: ContractTarg
           msg("carol-lake", "I painted the lake at dusk", "user", { metadata: { author: 7 } }),
         );
         const question = "What did Caroline paint at the lake?";
-        assert.deepEqual(ids(await store.searchMessages(question, { sessionId: "a" })), [
+        assert.deepEqual(ids(await store.searchMessages(question, { sessionId: "a", authors: true })), [
           "mel-lake",
           "dana-lake",
           "carol-lake",
@@ -92,14 +100,19 @@ export function authorRecallSpec({ describe, test }: Suite, target: ContractTarg
         await s.updateMessage(
           msg("carol-lake", "I painted the lake at dusk", "user", { metadata: { author: "" } }),
         );
-        assert.deepEqual(ids(await store.searchMessages(question, { sessionId: "a" })), [
+        assert.deepEqual(ids(await store.searchMessages(question, { sessionId: "a", authors: true })), [
           "mel-lake",
           "dana-lake",
           "carol-lake",
         ]);
         // Only Caroline's turn is named now, and it already leads: a question naming Dana Smith moves hers up.
         assert.deepEqual(
-          ids(await store.searchMessages("What did Dana Smith paint at the lake?", { sessionId: "a" })),
+          ids(
+            await store.searchMessages("What did Dana Smith paint at the lake?", {
+              sessionId: "a",
+              authors: true,
+            }),
+          ),
           ["dana-lake", "mel-lake", "carol-lake"],
         );
       }));
