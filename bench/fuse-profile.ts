@@ -1,7 +1,8 @@
 /**
  * Fused search against text-only on SQLite, LoCoMo with the recorded facts (issue #78's bar: fused p50 ≤ 2× text):
  * every question asked of a store without facts (text), of the store with facts with `facts: false`, and fused,
- * interleaved question by question so a loaded machine slows all alike; wall and CPU p50 of each, and each row's
+ * interleaved question by question so a loaded machine slows all alike (variants 5–8: `authors: true`, and stores
+ * whose turns carry their speaker as author, docs/RECALL.md#who-said-it); wall and CPU p50 of each, and each row's
  * recall figures (recall-metrics.ts: R@k, recall-all@10, MRR), and the load average at the start and end.
  * FUSE_PROFILE_ROUNDS (default 5); FUSE_PROFILE_ONLY:
  * the variants' indexes to run (e.g. `2` for a profile of the fused search alone). Run `node --import tsx bench/fuse-profile.ts` (add --cpu-prof for a profile);
@@ -39,6 +40,11 @@ async function seeded(name: string, seed: (store: SqliteStore) => Promise<unknow
 
 const text = await seeded("text", (s) => seedConversations(s, data));
 const facts = await seeded("facts", (s) => seedWithFacts(s, data, observations));
+// Each turn with its speaker as its author (docs/RECALL.md#who-said-it), beside the protocol.
+const authoredText = await seeded("text-authors", (s) => seedConversations(s, data, { authors: true }));
+const authoredFacts = await seeded("facts-authors", (s) =>
+  seedWithFacts(s, data, observations, undefined, true),
+);
 const owned = await seeded("owner", async (s) => {
   for (const conv of data) await s.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
   await seedWithFacts(s, data, observations, "locomo");
@@ -57,7 +63,7 @@ const questions = data.flatMap((conv) =>
 
 type Ask = (conv: string, question: string) => Promise<string[][]>;
 const asker =
-  (store: SqliteStore, extra: { facts?: boolean | "hits" }): Ask =>
+  (store: SqliteStore, extra: { facts?: boolean | "hits"; authors?: boolean }): Ask =>
   async (conv, question) => {
     const options = { sessionId: conv, limit: 20, match: "any", ...extra } as StoreSearchOptions;
     const items = (await store.searchMessages(question, options)) as SearchItem[];
@@ -75,6 +81,10 @@ const variants = (
     ["fused", asker(facts, { facts: true })],
     ["fused, facts: hits", asker(facts, { facts: "hits" })],
     ["pooled owner", pooled],
+    ["text, authors: true", asker(text, { authors: true })],
+    ["authors, text, authors: true", asker(authoredText, { authors: true })],
+    ["authors, text", asker(authoredText, {})],
+    ["authors, fused, authors: true", asker(authoredFacts, { facts: true, authors: true })],
   ] as [string, Ask][]
 ).filter((_, i) => only === undefined || only.includes(String(i)));
 const loadAt = (): string =>
@@ -113,4 +123,4 @@ for (const [v, [label]] of variants.entries()) {
 }
 // The ratios hold for one machine state only: a loaded machine slows every variant, not all alike.
 console.log(`load average (1 / 5 / 15 min) at the start: ${loadStart}; at the end: ${loadAt()}`);
-await Promise.all([text.close(), facts.close(), owned.close()]);
+await Promise.all([text.close(), facts.close(), owned.close(), authoredText.close(), authoredFacts.close()]);

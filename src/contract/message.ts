@@ -35,6 +35,10 @@ export interface SessionMessage {
    * as a search hit's `createdAt`, is an ISO-8601 string; the agent runtime's records are epoch milliseconds).
    */
   createdAt?: Date;
+  /**
+   * The app's own data, stored and returned untouched; a string `author` in it is who wrote the message, which
+   * ranked recall reads (docs/RECALL.md#who-said-it).
+   */
   metadata?: unknown;
 }
 

@@ -112,6 +112,12 @@ export interface SearchOptions {
    * month, a week or a year prefers the turns of that time (default true); `false` ranks by the query's words alone.
    */
   times?: boolean;
+  /**
+   * Whether ranked recall takes the turns of the one author the query names first among turns that match as many of
+   * its words (docs/RECALL.md#who-said-it; a message's author is its `metadata.author`). Default false: reading the
+   * first turns' authors is one statement more a search, which a store whose messages name no author should not pay.
+   */
+  authors?: boolean;
 }
 
 /** A search's options asking for the facts that rank among its results, as {@link FactSearchHit}s. */

@@ -5,6 +5,7 @@
  */
 
 import type { SearchContextTurn, SearchResult } from "../contract/search.js";
+import { storedMessageAuthor } from "../message/author.js";
 import { contextOverBudget, SEARCH_CONTEXT_BYTES } from "../search/context.js";
 import { messageRecallTerms, timeTermCount } from "../search/date-terms.js";
 import { hitResult } from "../search/hits.js";
@@ -50,12 +51,10 @@ export function searchMemory(
 ): SearchResult[] {
   if (plan.match === "any")
     return (
-      recall(
-        memorySource(sessions),
-        messageRecallTerms(query, limits, undefined, plan.times),
-        plan,
-        channels,
-      ) ?? []
+      recall(memorySource(sessions), messageRecallTerms(query, limits, undefined, plan.times), plan, {
+        ...channels,
+        query,
+      }) ?? []
     );
   const terms = parseQuery(query, limits);
   if (terms.length === 0 || plan.limit === 0) return [];
@@ -88,6 +87,14 @@ function memorySource(
     // The filters act on the page, so a filtered search ranks every candidate.
     pageMaySkip: (plan) => hasFilters(plan),
     fusesNear: (seq, scope) => scope.bySeq.has(seq),
+    authorsOf: (seqs, scope) => {
+      const authors = new Map<number, string>();
+      for (const seq of seqs) {
+        const author = storedMessageAuthor(scope.bySeq.get(seq)?.row.json);
+        if (author !== undefined) authors.set(seq, author);
+      }
+      return authors;
+    },
     // The scope holds only what the search sees (its sessions, their active paths), so a source outside is no row.
     seqOf: ({ sessionId, messageId }, scope) => {
       if (scope.byId === undefined) {

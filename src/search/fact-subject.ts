@@ -6,12 +6,7 @@
  * speaker, 13.5 % of those about that speaker name an answer turn and 1.4 % of those about the other one.
  */
 import type { FactHit } from "../contract/facts.js";
-import { foldToken, tokenize } from "./tokens.js";
-
-/** The folded words of a text, as the query's words are compared with a fact's subject. */
-function wordsOf(text: string): string[] {
-  return tokenize(text, "words").map(foldToken);
-}
+import { foldedWords as wordsOf } from "./tokens.js";
 
 /**
  * `hits` with the facts about another subject moved after the rest, each part in its order, when the question

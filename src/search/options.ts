@@ -42,6 +42,8 @@ export interface SearchPlan {
   facts: boolean | "hits";
   /** Whether ranked recall reads the times the query names (date-terms.ts); `false`: its words alone. */
   times: boolean;
+  /** Whether ranked recall takes the named author's turns first within their tier (authors.ts; asked with `authors: true`). */
+  authors: boolean;
 }
 
 /** A search's role and time filters, as the plan holds them: what passesFilters decides a hit by. */
@@ -107,6 +109,7 @@ const planSchema = z.object(
       .union([z.boolean(), z.literal("hits")], rule('Search facts must be true, false or "hits"'))
       .nullish(),
     times: z.boolean(rule("Search times must be true or false")).nullish(),
+    authors: z.boolean(rule("Search authors must be true or false")).nullish(),
   },
   rule("Search options must be an object"),
 );
@@ -128,6 +131,7 @@ export function searchPlan(
     owner: o.owner ?? undefined,
     facts: o.facts ?? true,
     times: o.times ?? true,
+    authors: o.authors ?? false,
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import type { FactSource } from "../contract/facts.js";
 import { activePathRounds, type BranchedSession } from "./active-paths.js";
+import { authorBand, authorsFirst } from "./authors.js";
 import { type FactLifts, factSourceKey, fuseFacts, liftsOf } from "./fact-fusion.js";
 import { fuseRankings } from "./fusion.js";
 import { outsideSessions, type SearchPlan } from "./options.js";
@@ -61,6 +62,13 @@ export interface RecallSource<Scope, Reads, Page, Step extends Reads | Promise<R
     reads: Reads,
     plan: SearchPlan,
   ): Promise<ReadonlyMap<string, number>>;
+  /**
+   * The authors of messages `seqs` (a message's `metadata.author`, read from its stored JSON, opened where sealed),
+   * by seq; one without an author is left out (search/authors.ts).
+   */
+  authorsOf?(seqs: readonly number[], scope: Scope, reads: Reads): ReadonlyMap<number, string>;
+  /** `authorsOf` on an engine that answers later: `recallAsync` awaits it before the fusion. */
+  authorsOfAsync?(seqs: readonly number[], scope: Scope, reads: Reads): Promise<ReadonlyMap<number, string>>;
   /** The page of hits of the ranked seqs (best first), at most `plan.limit`, with the extras the plan asks for. */
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, scope: Scope, reads: Reads): Page;
   /** How to read again with sessions kept to their active paths; none: the reads hold every match in scope. */
@@ -108,7 +116,9 @@ function* rankSteps<Scope, Reads, Page, Step extends Reads | Promise<Reads>>(
   if (recallFindsNothing(terms, plan)) return undefined;
   const scope = source.scope(plan);
   if (scope === undefined) return undefined;
-  const top = whole || source.pageMaySkip(plan, scope) ? undefined : plan.limit;
+  // The authors' band (search/authors.ts) is put in order whole, as the page is.
+  const top =
+    whole || source.pageMaySkip(plan, scope) ? undefined : plan.authors ? authorBand(plan.limit) : plan.limit;
   const rankOf = (reads: Reads) => ({ scope, reads, text: source.rank(reads, scope, plan, top) });
   let answer = rankOf(yield source.read(terms, scope, plan));
   const { rereads } = source;
@@ -156,6 +166,8 @@ export async function rankTextAsync<Scope, Reads, Page>(
 
 /** What a search fuses with its text ranking: the vector channel's nearest seqs, the fact channel's facts. */
 export interface Channels {
+  /** The query as asked, whose words name an author (search/authors.ts); undefined: no author is read. */
+  query?: string | undefined;
   /** The vector channel's nearest seqs, best first. */
   near?: readonly number[] | undefined;
   /** The fact channel's facts, best first; their sources in scope are filled in by the page (`seqs`). */
@@ -229,6 +241,45 @@ function fusing({ near, facts }: Channels): boolean {
   return (near !== undefined && near.length > 0) || (facts !== undefined && facts.hits.length > 0);
 }
 
+/**
+ * The seqs of a text ranking whose authors the author rule reads (search/authors.ts): its first authorBand; none
+ * when the search takes no author (`authors: false`, or no query to name one).
+ */
+export function authorSeqs(
+  { text }: ScopedRanking<unknown, unknown>,
+  plan: SearchPlan,
+  query: string | undefined,
+): number[] {
+  if (!plan.authors || query === undefined) return [];
+  return text.ranked.slice(0, authorBand(plan.limit)).map(({ seq }) => seq);
+}
+
+/** A text ranking with the named author's turns first within their tiers (search/authors.ts). */
+export function withAuthors<Scope, Reads>(
+  ranking: ScopedRanking<Scope, Reads>,
+  plan: SearchPlan,
+  query: string | undefined,
+  authors: ReadonlyMap<number, string>,
+): ScopedRanking<Scope, Reads> {
+  if (query === undefined || authors.size === 0) return ranking;
+  const ranked = authorsFirst(ranking.text.ranked, authors, query, authorBand(plan.limit));
+  return ranked === ranking.text.ranked
+    ? ranking
+    : { ...ranking, text: { ...ranking.text, ranked: [...ranked] } };
+}
+
+/** `ranking` with its authors read by the source's `authorsOf` and the author rule applied. */
+export function authorsApplied<Scope, Reads, Page>(
+  source: RecallSource<Scope, Reads, Page, Reads | Promise<Reads>>,
+  ranking: ScopedRanking<Scope, Reads>,
+  plan: SearchPlan,
+  query: string | undefined,
+): ScopedRanking<Scope, Reads> {
+  const seqs = authorSeqs(ranking, plan, query);
+  if (seqs.length === 0 || source.authorsOf === undefined) return ranking;
+  return withAuthors(ranking, plan, query, source.authorsOf(seqs, ranking.scope, ranking.reads));
+}
+
 /** Ranked recall in one go: the text ranking, fused with the channels given, and its page; undefined: nothing. */
 export function recall<Scope, Reads, Page>(
   source: RecallSource<Scope, Reads, Page>,
@@ -236,8 +287,10 @@ export function recall<Scope, Reads, Page>(
   plan: SearchPlan,
   channels: Channels = {},
 ): Page | undefined {
-  const ranking = rankText(source, terms, plan, fusing(channels));
-  return ranking === undefined ? undefined : pageOf(source, ranking, plan, channels.near, channels.facts);
+  const ranked = rankText(source, terms, plan, fusing(channels));
+  if (ranked === undefined) return undefined;
+  const ranking = authorsApplied(source, ranked, plan, channels.query);
+  return pageOf(source, ranking, plan, channels.near, channels.facts);
 }
 
 /** recall over a source whose reads answer later. */
@@ -247,8 +300,12 @@ export async function recallAsync<Scope, Reads, Page>(
   plan: SearchPlan,
   channels: Channels = {},
 ): Promise<Page | undefined> {
-  const ranking = await rankTextAsync(source, terms, plan, fusing(channels));
+  let ranking = await rankTextAsync(source, terms, plan, fusing(channels));
   if (ranking === undefined) return undefined;
+  const authorsOf = source.authorsOfAsync;
+  const seqs = authorSeqs(ranking, plan, channels.query);
+  if (seqs.length > 0 && authorsOf !== undefined)
+    ranking = withAuthors(ranking, plan, channels.query, await authorsOf(seqs, ranking.scope, ranking.reads));
   const { facts } = channels;
   const sourceSeqs =
     facts === undefined || source.seqsOf === undefined

@@ -86,3 +86,8 @@ export function foldToken(token: string): string {
 
 // The conjoining Hangul letters NFD makes of a syllable.
 const HANGUL_LETTERS = /[\u1100-\u11ff]/;
+
+/** The folded words of a text, as a query's words are compared with a name (a fact's subject, a message's author). */
+export function foldedWords(text: string): string[] {
+  return tokenize(text, "words").map(foldToken);
+}

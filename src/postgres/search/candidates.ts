@@ -18,7 +18,7 @@ import type { Executor } from "../../sql/engines/postgres/client.js";
 import { anyTsquery, sessionLexeme, termTsqueries, withinOwner } from "../../sql/engines/postgres/fts.js";
 import type { Tables } from "../../sql/engines/postgres/tables.js";
 import { searchBlinds } from "../../sql/search/postgres-blind.js";
-import { onPathOf, type PageHit, readPage } from "../../sql/search/postgres-page.js";
+import { onPathOf, type PageHit, readAuthors, readPage } from "../../sql/search/postgres-page.js";
 import {
   type CandidateRow,
   candidateRows,
@@ -64,7 +64,7 @@ export async function recallSearch(
   const any = withinOwner(anyTsquery(queries, scope), plan.owner) as string;
   const termQueries: TermQueries = { numbers, tsqueries: [any, queries] };
   const source = postgresSource(executor, t, termQueries, near, facts !== undefined, timeTermCount(terms));
-  return { hits: (await recallAsync(source, terms, plan, { near, facts })) ?? [], facts };
+  return { hits: (await recallAsync(source, terms, plan, { near, facts, query })) ?? [], facts };
 }
 
 /** A store's fact channel for a search (search/facts.ts `factChannel`), undefined when it takes none. */
@@ -122,6 +122,12 @@ function postgresSource(
     },
     pageMaySkip: () => false,
     fusesNear: (seq, _scope, { returnable }) => returnable(seq),
+    authorsOfAsync: (seqs, _scope, { nodes }) =>
+      readAuthors(
+        executor,
+        t,
+        seqs.flatMap((seq) => nodes.get(seq) ?? []),
+      ),
     seqsOf: (sources, _scope, { nodes, onPath }, plan) =>
       sourceSeqs(executor, t, plan, sources, nodes, onPath),
     // The ranked seqs are all returnable; a turn only a fact brings may not be (a role or time filter).

@@ -4,6 +4,7 @@
  */
 
 import type { SearchResult } from "../../contract/search.js";
+import { storedMessageAuthor } from "../../message/author.js";
 import { storedMessageText } from "../../message/text.js";
 import { hitResult } from "../../search/hits.js";
 import { hasOtherBranches, onPathByHead, planPathChecks } from "../../search/on-path.js";
@@ -232,6 +233,37 @@ export async function readPage(
     hits.push({ candidate, result, ...(overlaid === undefined ? {} : { overlaid }) });
   }
   return hits;
+}
+
+/**
+ * The authors of `candidates` (message/author.ts) from their stored JSON, sealed content opened with its owner's
+ * key as the page's is (search/authors.ts): one statement (one per session on Citus); a row in clear without the key
+ * "author" brings no JSON.
+ */
+export async function readAuthors(
+  executor: Executor,
+  t: Tables,
+  candidates: readonly Candidate[],
+): Promise<Map<number, string>> {
+  const authors = new Map<number, string>();
+  if (candidates.length === 0) return authors;
+  const own = t.layout.scope("$2::text");
+  const rows = await bySession<{ seq: number; id: string; content: string | null }>(
+    executor,
+    t,
+    `SELECT m.seq::float8 AS seq, m.id, CASE WHEN left(m.content, 1) = '{' AND strpos(m.content, '"author"') = 0
+       THEN NULL ELSE m.content END AS content
+     FROM unnest($1::bigint[]) s(seq) JOIN ${t.messages} m ON m.seq = s.seq${own("m")}`,
+    candidates,
+    true,
+  );
+  const sessions = new Map(candidates.map((c) => [c.seq, c.sessionId]));
+  await openHitContents(executor, t, rows, (row) => sessions.get(Number(row.seq))!);
+  for (const row of rows) {
+    const author = storedMessageAuthor(row.content);
+    if (author !== undefined) authors.set(Number(row.seq), author);
+  }
+  return authors;
 }
 
 interface PageRow {

@@ -10,6 +10,7 @@
 
 import type { FactSource } from "../../contract/facts.js";
 import type { SearchResult } from "../../contract/search.js";
+import { storedMessageAuthor } from "../../message/author.js";
 import { timeTermCount } from "../../search/date-terms.js";
 import { factSourceKey } from "../../search/fact-fusion.js";
 import { activePathLength } from "../../search/on-path.js";
@@ -18,6 +19,7 @@ import type { ActivePathRereads, RecallSource, ScoreLookup, TextRanking } from "
 import type { QueryTerm } from "../../search/query.js";
 import { perTermCap, type RankedCandidate } from "../../search/rank.js";
 import { termFrequencies } from "../../search/score.js";
+import { contentSql, resolveContent } from "../../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../../sql/engines/sqlite/driver.js";
 import { type FamilyExpander, noExpansion } from "../../sql/engines/sqlite/fts.js";
 import { branchedSessions } from "../../sql/search/sqlite-active-paths.js";
@@ -40,6 +42,12 @@ import { Candidates, type MatchNodes, matchSessions, NODE_FIELDS, readNodes } fr
 
 const HEADS = `SELECT h.session_id, h.num AS session_num, h.leaf_seq, l.depth AS leaf_depth, h.message_count
   FROM json_each(?) j JOIN agent_session_heads h ON h.num = j.value LEFT JOIN agent_messages l ON l.seq = h.leaf_seq`;
+
+// The stored JSON of messages by seq (a JSON array) that may name an author, with their session's id (a sealed row
+// opens with its key): a row in clear without the key "author" brings no JSON at all.
+const AUTHORS = `SELECT m.seq, m.id, CASE WHEN m.chunks = 0 AND substr(m.content, 1, 1) = '{'
+    AND instr(m.content, '"author"') = 0 THEN NULL ELSE ${contentSql("m")} END AS content, h.session_id
+  FROM json_each(?) j JOIN agent_messages m ON m.seq = j.value JOIN agent_session_heads h ON h.num = m.session_num`;
 
 /** Each term's candidates read for one search, and what reading them again with a condition needs. */
 export interface TermReads {
@@ -149,6 +157,22 @@ export class SqliteRecallSource implements RecallSource<SearchState, TermReads, 
     for (const [seq, [, id, sessionId]] of onPath)
       if (on.has(seq)) found.set(factSourceKey({ sessionId, messageId: id }), seq);
     return found;
+  }
+
+  /**
+   * The authors of `seqs` (message/author.ts) from their stored JSON in one statement, sealed content opened with
+   * its owner's key as the page's is (search/authors.ts).
+   */
+  authorsOf(seqs: readonly number[]): Map<number, string> {
+    const authors = new Map<number, string>();
+    const rows = this.driver.tuples<[seq: number, id: string, content: unknown, sessionId: string]>(AUTHORS, [
+      JSON.stringify(seqs),
+    ]);
+    for (const [seq, id, content, sessionId] of rows) {
+      const author = storedMessageAuthor(resolveContent(this.driver, content, sessionId, id));
+      if (author !== undefined) authors.set(seq, author);
+    }
+    return authors;
   }
 
   page(seqs: readonly number[], scores: ScoreLookup, plan: SearchPlan, state: SearchState): SearchResult[] {

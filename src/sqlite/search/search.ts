@@ -20,7 +20,13 @@ import { nearestFor, takesVectors } from "../../search/fusion.js";
 import { rankedHits } from "../../search/hits.js";
 import type { QueryLimits } from "../../search/limits.js";
 import { outsideSessions, type SearchPlan, searchPlan } from "../../search/options.js";
-import { pageOf, rankText, recallFindsNothing, type ScopedRanking } from "../../search/pipeline.js";
+import {
+  authorsApplied,
+  pageOf,
+  rankText,
+  recallFindsNothing,
+  type ScopedRanking,
+} from "../../search/pipeline.js";
 import { parseQuery } from "../../search/query.js";
 import type { VectorChannel } from "../../search/vectors/types.js";
 import type { SqlDriver, SqlValue } from "../../sql/engines/sqlite/driver.js";
@@ -122,7 +128,8 @@ export class SqliteMessageSearch {
           facts.hits.flatMap(({ fact }) => fact.sources),
           plan,
         );
-      return rankedHits(pageOf(source, ranking, plan, near, facts, sources));
+      const authored = authorsApplied(source, ranking, plan, query);
+      return rankedHits(pageOf(source, authored, plan, near, facts, sources));
     };
     let hits: SearchHit[];
     if (!vectors) {

@@ -2,6 +2,7 @@ import { checkTarget, suiteOf, type TestApi } from "../runner.js";
 import { attachmentsSpec } from "./attachments.spec.js";
 import { attachmentsLifetimeSpec } from "./attachments-lifetime.spec.js";
 import { attachmentsTransferSpec } from "./attachments-transfer.spec.js";
+import { authorRecallSpec } from "./author-recall.spec.js";
 import { blockCasSpec } from "./block-cas.spec.js";
 import { closedSpec } from "./closed.spec.js";
 import { contextRecordsSpec } from "./context-records.spec.js";
@@ -81,6 +82,7 @@ export function runProviderContract(api: TestApi, target: ContractTarget): void 
     searchHitsSpec(suite, target);
     messageTimeSpec(suite, target);
     timeRecallSpec(suite, target);
+    authorRecallSpec(suite, target);
     recentSpec(suite, target);
     historyStreamSpec(suite, target);
     toolMessagesSpec(suite, target);
