@@ -93,7 +93,7 @@ describe("agent-session/testing with other runners", () => {
     const stores = declare((api) =>
       runProviderContract(api, { name: "memory", create: async (policy) => new MemoryStore(policy) }),
     );
-    assert.equal(stores.length, 304, "the store contract declares its tests under any runner");
+    assert.equal(stores.length, 307, "the store contract declares its tests under any runner");
     assert.equal(new Set(stores.map((t) => t.name)).size, stores.length, "with distinct names");
     const storages = storage();
     assert.equal(storages.length, 12);

@@ -146,13 +146,23 @@ const TABLES = [
   { table: "agent_checkpoint_writes", ids: ["checkpoint_id", "task_id"] },
 ] as const;
 
-function statements(n: PostgresNames): string[] {
-  return TABLES.map(
-    ({ table, ids }) =>
-      `ALTER TABLE ${n.table(table)} ${ids
-        .map((c) => `ALTER COLUMN ${c} TYPE bytea USING ${using(c)}`)
-        .join(", ")}`,
-  );
+/**
+ * Each id column still `text` changed to `bytea` (one ALTER a table). Only those: a step re-run over tables already
+ * changed (a store whose version was set back, as the migration tests do) finds none, so the step is idempotent as
+ * every schema step is; a USING of `~` on a bytea column would fail.
+ */
+async function alterTextColumns(query: Query, n: PostgresNames): Promise<void> {
+  for (const { table, ids } of TABLES) {
+    const name = n.table(table);
+    const rows = await query<{ column: string }>(
+      `SELECT attname AS column FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = ANY($2::text[])
+        AND atttypid = 'text'::regtype AND NOT attisdropped ORDER BY attnum`,
+      [name, ids],
+    );
+    if (rows.length === 0) continue;
+    const changes = rows.map(({ column }) => `ALTER COLUMN ${column} TYPE bytea USING ${using(column)}`);
+    await query(`ALTER TABLE ${name} ${changes.join(", ")}`);
+  }
 }
 
 /** The ids stored as `00` and their UTF-8 by the statements, given their stored form where it differs. */
@@ -181,5 +191,12 @@ async function fixIds(query: Query, n: PostgresNames): Promise<void> {
   }
 }
 
-/** Postgres's migration 29 of the checkpoints' room. */
-export const POSTGRES_COMPACT_IDS: PostgresRoomMigration = { version: 29, statements, run: fixIds };
+/** Postgres's migration 29 of the checkpoints' room: its columns changed, then the ids that are not uuids fixed up. */
+export const POSTGRES_COMPACT_IDS: PostgresRoomMigration = {
+  version: 29,
+  statements: () => [],
+  run: async (query, n) => {
+    await alterTextColumns(query, n);
+    await fixIds(query, n);
+  },
+};
