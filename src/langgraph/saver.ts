@@ -200,7 +200,12 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     return { configurable: { thread_id: key.threadId, checkpoint_ns: key.ns, checkpoint_id: checkpoint.id } };
   }
 
-  putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+  putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
     let key: ThreadKey & { ns: string };
     try {
       key = threadKey(config);

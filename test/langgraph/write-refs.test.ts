@@ -99,11 +99,7 @@ async function refs(
 // A graph's turns (a user message, the model's reply): every messages write goes as a reference (the input's to the
 // __start__ value, the reply's to the next checkpoint's list, less the id the reducer adds), and every checkpoint's
 // pending writes read back by another process as the serializer wrote them, bytes included.
-async function graphTurns(
-  store: CheckpointerStore,
-  other: CheckpointerStore,
-  rows: Rows,
-): Promise<void> {
+async function graphTurns(store: CheckpointerStore, other: CheckpointerStore, rows: Rows): Promise<void> {
   const serde = new JsonPlusSerializer();
   const written = new Map<string, Uint8Array>();
   class Recording extends AgentSessionSaver {
