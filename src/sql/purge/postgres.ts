@@ -33,7 +33,9 @@ export type PostgresPurgeMode = "rewrite" | "vacuum";
 export interface PostgresPurgeOptions extends PurgeOptions {
   /**
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
-   * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
+   * no page keeps a deleted byte; each table is locked against writes while it is rewritten (on Citus a table whose
+   * VACUUM FULL across its shards takes longer than `lockTimeoutMs` is cancelled, reported incomplete:
+   * postgres-vacuum.ts). `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
    * that still hold live rows until those pages are written again; a reindex gives up after waiting
    * `lockTimeoutMs` for older transactions (on Citus when the whole reindex takes longer), reported incomplete,
