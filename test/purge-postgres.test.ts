@@ -122,7 +122,9 @@ function purgeCases(
       try {
         await holder.query("BEGIN");
         await holder.query(`LOCK TABLE ${messages} IN ACCESS SHARE MODE`);
-        const report = await store.purge({ lockTimeoutMs: 50 });
+        // On Citus lockTimeoutMs bounds each table's whole VACUUM FULL across its shards (postgres-vacuum.ts), which
+        // takes longer than 50 ms: there the default.
+        const report = await store.purge({ lockTimeoutMs: name === "citus" ? 2000 : 50 });
         assert.equal(report.complete, false);
         // Tables only: the "open snapshots" and "dead rows" steps may be incomplete too when another test's
         // transaction on the same server is older than the purge (the horizon is the database's), which the
@@ -290,7 +292,8 @@ test("citus purge: a snapshot open on a worker since before the deletes: the wai
     await writeAndDelete(store);
     // Rewrite mode only: "vacuum" mode's REINDEX … CONCURRENTLY, run on the workers' shards, gives up on the
     // worker's older transaction (its own case: purge-reindex.test.ts).
-    const report = await store.purge({ lockTimeoutMs: 100 });
+    // Enough for each table's whole VACUUM FULL across its shards, which lockTimeoutMs bounds on Citus.
+    const report = await store.purge({ lockTimeoutMs: 1000 });
     const step = (action: string) => report.steps.find((s) => s.action === action)?.incomplete ?? "";
     assert.match(step("open snapshots"), new RegExp(`${node} pid \\d+`), JSON.stringify(report));
     // The worker kept the deleted rows of its shards: named by shard and worker, and never by another worker.

@@ -31,6 +31,7 @@ import { listOptionsOf, saverOptions, type ThreadKey, threadKey } from "./config
 import { MessageRecall } from "./recall.js";
 import { ThreadOwners } from "./threads.js";
 import { type TupleReader, tupleOf } from "./tuples.js";
+import { WritesInFlight } from "./write-order.js";
 
 /** Options of {@link AgentSessionSaver}. */
 export interface AgentSessionSaverOptions {
@@ -65,6 +66,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
   private readonly channel: string | undefined;
   private readonly recall: MessageRecall | undefined;
   private readonly threads: ThreadOwners;
+  private readonly writing = new WritesInFlight();
 
   constructor(
     private readonly store: CheckpointerStore,
@@ -154,6 +156,8 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       );
     }
     assertSessionId(checkpoint?.id, "checkpoint.id");
+    // The parent's writes called before this put are stored first, so the put can refer them (write-order.ts).
+    const parentWrites = this.writing.settled(key.threadId, key.ns, key.checkpointId);
     // The values live in the values table, one row per channel version; the checkpoint keeps the rest.
     // and the channel versions are a column of their own (clear, so a read finds the values without the bytes).
     const { channel_values, channel_versions, ...rest } = copyCheckpoint(checkpoint);
@@ -182,6 +186,7 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
       metadata: metadataBytes,
       versions: channel_versions ?? {},
     };
+    if (parentWrites) await parentWrites;
     await this.threads.write(key.threadId, this.ownerOf(config), (expect) =>
       this.store.checkpoints.put(stored, values, expect),
     );
@@ -195,13 +200,31 @@ export class AgentSessionSaver extends BaseCheckpointSaver {
     return { configurable: { thread_id: key.threadId, checkpoint_ns: key.ns, checkpoint_id: checkpoint.id } };
   }
 
-  async putWrites(
+  putWrites(
     config: RunnableConfig,
     writes: PendingWrite[],
     taskId: string,
     taskPath?: string,
   ): Promise<void> {
-    const key = threadKey(config);
+    let key: ThreadKey & { ns: string };
+    try {
+      key = threadKey(config);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const done = this.storeWrites(config, key, writes, taskId, taskPath);
+    // Tracked from the call on, before any await, so a put called after it waits for it (write-order.ts).
+    if (key.threadId === undefined || key.checkpointId === undefined) return done;
+    return this.writing.track(key.threadId, key.ns, key.checkpointId, done);
+  }
+
+  private async storeWrites(
+    config: RunnableConfig,
+    key: ThreadKey & { ns: string },
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
     if (key.threadId === undefined) {
       throw new Error(
         'Failed to put writes. The passed RunnableConfig is missing a required "thread_id" field in its "configurable" property.',

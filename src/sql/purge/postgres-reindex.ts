@@ -16,6 +16,7 @@ import type { DeadRows } from "./postgres-dead-rows.js";
 import type { Holder } from "./postgres-horizon.js";
 import type { PurgeTable } from "./postgres-statistics.js";
 import { DEADLOCK, LOCK_NOT_AVAILABLE, OBJECT_IN_USE, QUERY_CANCELED, step } from "./postgres-step.js";
+import { vacuumStep, withSetting } from "./postgres-vacuum.js";
 
 /** The insufficient_privilege state: a role that may not name a TOAST table's index (no USAGE on `pg_toast`). */
 const INSUFFICIENT_PRIVILEGE = "42501";
@@ -70,7 +71,8 @@ export async function vacuumTables(
   try {
     let gaveUpOn: { table: string; older: () => Promise<Holder[]> } | undefined;
     for (const { name: table } of tables) {
-      await recorder.run("VACUUM", table, () => step(() => dead.vacuum(query, [], table)));
+      const placed = (await placements?.placed(query, table)) ?? false;
+      await vacuumStep(query, dead, [], table, placed, timeout, recorder);
       // A GIN index keeps the keys of dead rows after VACUUM (and B-tree pages the bytes of removed tuples).
       if (kind === "pglite") {
         await recorder.run("REINDEX TABLE", table, () => step(() => query(`REINDEX TABLE ${table}`)));
@@ -82,7 +84,6 @@ export async function vacuumTables(
         recorder.runSync("REINDEX TABLE CONCURRENTLY", table, () => note);
         continue;
       }
-      const placed = (await placements?.placed(query, table)) ?? false;
       let gaveUp = false;
       await recorder.run("REINDEX TABLE CONCURRENTLY", table, async () => {
         const note = await reindex(query, table, placed, timeout);
@@ -185,16 +186,5 @@ async function dropCopy(query: Query, copy: string): Promise<string | undefined>
   } catch (error) {
     if (sqlState(error) !== INSUFFICIENT_PRIVILEGE) throw error;
     return `not dropped: ${(error as Error).message} (the invalid copy of a reindex that gave up; a role that may drop it must)`;
-  }
-}
-
-/** Runs `run` with the setting `name` at `value` on this connection, then puts the connection's own value back. */
-async function withSetting<T>(query: Query, name: string, value: string, run: () => Promise<T>): Promise<T> {
-  const [was] = await query<{ value: string }>("SELECT current_setting($1) AS value", [name]);
-  await query("SELECT set_config($1, $2, false)", [name, value]);
-  try {
-    return await run();
-  } finally {
-    await query("SELECT set_config($1, $2, false)", [name, was?.value ?? ""]);
   }
 }

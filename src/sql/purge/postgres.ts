@@ -24,7 +24,7 @@ import { DeadRows, type ShardNotices } from "./postgres-dead-rows.js";
 import { type Horizon, incompleteFor, olderThanNow, waitForOlderHolders } from "./postgres-horizon.js";
 import { dropLeftCopies, type ReindexPlacements, vacuumTables } from "./postgres-reindex.js";
 import { type PurgeTable, refreshStatistics } from "./postgres-statistics.js";
-import { step } from "./postgres-step.js";
+import { placedStep, vacuumStep } from "./postgres-vacuum.js";
 
 /** How a Postgres purge gets rid of dead rows' bytes: `"rewrite"` (default) or `"vacuum"` (see docs/PRIVACY.md). */
 export type PostgresPurgeMode = "rewrite" | "vacuum";
@@ -33,7 +33,9 @@ export type PostgresPurgeMode = "rewrite" | "vacuum";
 export interface PostgresPurgeOptions extends PurgeOptions {
   /**
    * `"rewrite"` (default): `VACUUM FULL` each table, which writes its live rows, TOAST and indexes to new files, so
-   * no page keeps a deleted byte; each table is locked against writes while it is rewritten. `"vacuum"`: `VACUUM`
+   * no page keeps a deleted byte; each table is locked against writes while it is rewritten (on Citus a table whose
+   * VACUUM FULL across its shards takes longer than `lockTimeoutMs` is cancelled, reported incomplete:
+   * postgres-vacuum.ts). `"vacuum"`: `VACUUM`
    * and `REINDEX TABLE CONCURRENTLY`, which never block appends but leave deleted bytes in the free space of pages
    * that still hold live rows until those pages are written again; a reindex gives up after waiting
    * `lockTimeoutMs` for older transactions (on Citus when the whole reindex takes longer), reported incomplete,
@@ -116,7 +118,7 @@ export async function purgePostgres(
       const older = () => olderThanNow(query, "tables", onWorkers);
       if (mode === "vacuum")
         await vacuumTables(query, executor.kind, dead, some, timeout, recorder, older, workers);
-      else await rewriteTables(query, dead, some, timeout, recorder);
+      else await rewriteTables(query, dead, some, timeout, recorder, workers);
     };
     await work(tables);
     const kept = dead.keeping();
@@ -160,7 +162,11 @@ async function refreshAll(
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const table of tables) {
-      await refreshStatistics(query, table, recorder, (sql) => step(() => query(sql)));
+      // ANALYZE waits on a worker as VACUUM does (postgres-vacuum.ts).
+      const placed = (await placements?.placed(query, table.name)) ?? false;
+      await refreshStatistics(query, table, recorder, (sql) =>
+        placedStep(query, placed, timeout, sql.slice(0, sql.indexOf(" ")), () => query(sql)),
+      );
       await placements?.refreshPlacements(query, table, recorder, timeout);
     }
   } finally {
@@ -168,20 +174,25 @@ async function refreshAll(
   }
 }
 
-/** VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms. */
+/**
+ * VACUUM FULL of each table, giving up on a table whose lock is not granted within `timeout` ms (on Citus, whose
+ * VACUUM FULL on the placements does not finish within it: postgres-vacuum.ts).
+ */
 async function rewriteTables(
   query: Query,
   dead: DeadRows,
   tables: readonly PurgeTable[],
   timeout: number,
   recorder: PurgeRecorder,
+  placements?: ReindexPlacements,
 ) {
   // VACUUM FULL locks out appends: waiting for its lock would queue every append behind it, so it gives up
   // after `timeout` instead.
   await query(`SET lock_timeout = ${timeout}`);
   try {
     for (const { name: table } of tables) {
-      await recorder.run("VACUUM FULL", table, () => step(() => dead.vacuum(query, ["FULL"], table)));
+      const placed = (await placements?.placed(query, table)) ?? false;
+      await vacuumStep(query, dead, ["FULL"], table, placed, timeout, recorder);
     }
   } finally {
     await query("RESET lock_timeout");
