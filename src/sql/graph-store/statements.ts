@@ -33,9 +33,11 @@ function scoped(p: Params, scope: GraphScope): string {
   if (scope.prefix !== "") {
     const prefix = p.bind(scope.prefix, "text");
     const below = p.bind(`${scope.prefix}/`, "text");
+    // Bound in the text's order (SQLite's placeholders are positional); Postgres reads the prefix's number twice.
     const again = p.again(prefix, scope.prefix);
+    const above = p.bind(`${scope.prefix}.`, "text");
     parts.push(
-      `namespace >= ${prefix} AND namespace < ${below} AND (namespace = ${again} OR namespace > ${p.bind(`${scope.prefix}.`, "text")})`,
+      `namespace >= ${prefix} AND namespace < ${below} AND (namespace = ${again} OR namespace > ${above})`,
     );
   }
   return parts.length ? `${parts.join(" AND ")} AND ` : "";
