@@ -2,7 +2,8 @@
  * What an engine hands a storage room's store (src/sql/room.ts `RoomStore`): its runner, its keys, its tables' names,
  * its parameters' placeholders and the owner's write key and guard. A room's statements are written once over it,
  * the engine's part of their text being small data in the room's statements file; the engines implement it once for
- * every room (src/sql/rooms/sqlite-engine.ts, postgres-engine.ts), so a new room adds no line to an engine.
+ * every room (src/sql/rooms/sqlite-engine.ts, postgres-engine.ts), so a new room adds no line to an engine. The two
+ * placeholder styles are here, engine-free, so a room's declaration (its key rotation's statements) binds with them too.
  */
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import type { OwnerWrite } from "../store/crypto/write-guard.js";
@@ -41,4 +42,27 @@ export interface RoomEngine {
   run<T>(program: () => Program<T>, transaction: boolean): Promise<T>;
   /** Runs `use` with the store's keys (undefined: none), to open sealed values. */
   withKeys<T>(use: (keys: ContentKeys | undefined) => T): Promise<T>;
+}
+
+/** SQLite's positional parameters: each placeholder `?`, each use of a value bound again. */
+export function positional(): Params {
+  const values: unknown[] = [];
+  const bind = (value: unknown) => {
+    values.push(value);
+    return "?";
+  };
+  return { values, bind, again: (_mark, value) => bind(value) };
+}
+
+/** Postgres's numbered parameters, `$n` cast to the type given. */
+export function numbered(): Params {
+  const values: unknown[] = [];
+  return {
+    values,
+    bind: (value, type) => {
+      values.push(value);
+      return `$${values.length}${type ? `::${type}` : ""}`;
+    },
+    again: (mark) => mark,
+  };
 }

@@ -6,8 +6,9 @@
  * written once (statements.ts) and the engine's runner.
  */
 import type { PostgresNames, Room } from "../room.js";
+import { numbered, positional } from "../room-engine.js";
 import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
-import { itemRekey, postgresItemRekey, sqliteItemRekey } from "./rekey.js";
+import { itemRekey, itemRekeyStatements } from "./rekey.js";
 import { graphItemStatements } from "./statements.js";
 import { SqlGraphItems } from "./steps.js";
 
@@ -61,12 +62,12 @@ export const graphStoreRoom = {
   sqlite: {
     migrations: [{ version: 28, statements: SQLITE_TABLES }],
     ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),
-    rekey: itemRekey(sqliteItemRekey),
+    rekey: itemRekey(itemRekeyStatements("sqlite", "agent_graph_items", positional)),
   },
   postgres: {
     migrations: [{ version: 27, statements: postgresTables }],
     // By owner: one owner's items on one node, every read and write of one owner routed there.
     ownerData: () => graphItemTables({ citus: "by-key", citusColumn: "owner", purge: "rewrite" }),
-    rekey: (n) => itemRekey(postgresItemRekey(n)),
+    rekey: (n) => itemRekey(itemRekeyStatements("postgres", n.table("agent_graph_items"), numbered)),
   },
 } as const satisfies Room;

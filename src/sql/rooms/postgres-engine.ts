@@ -11,25 +11,12 @@ import type { Executor } from "../engines/postgres/client.js";
 import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified } from "../engines/postgres/tables.js";
-import type { Params, RoomEngine } from "../room-engine.js";
+import { numbered, type RoomEngine } from "../room-engine.js";
 import { type RoomStores, roomStores } from "./list.js";
 
 export type { RoomStores };
 
 import type { KeyedTables } from "../sealing/postgres.js";
-
-/** Numbered parameters, `$n` cast to the type given. */
-function numbered(): Params {
-  const values: unknown[] = [];
-  return {
-    values,
-    bind: (value, type) => {
-      values.push(value);
-      return `$${values.length}${type ? `::${type}` : ""}`;
-    },
-    again: (mark) => mark,
-  };
-}
 
 /** The rooms' engine over a Postgres store's connection and tables (its keys loaded per operation). */
 export function postgresRoomEngine(ready: () => Promise<Executor>, t: KeyedTables): RoomEngine {

@@ -8,20 +8,10 @@ import { ownerGuardParams, ownerWrite } from "../../store/crypto/write-guard.js"
 import type { SqlDriver } from "../engines/sqlite/driver.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call, runInTransaction, runProgram } from "../engines/sqlite/program.js";
-import type { Params, RoomEngine } from "../room-engine.js";
+import { positional, type RoomEngine } from "../room-engine.js";
 import { type RoomStores, roomStores } from "./list.js";
 
 export type { RoomStores };
-
-/** Positional parameters: each placeholder `?`, each use of a value bound again. */
-function positional(): Params {
-  const values: unknown[] = [];
-  const bind = (value: unknown) => {
-    values.push(value);
-    return "?";
-  };
-  return { values, bind, again: (_mark, value) => bind(value) };
-}
 
 /** The rooms' engine over a SQLite store's connection. */
 export function sqliteRoomEngine(driver: SqlDriver): RoomEngine {
