@@ -3,7 +3,7 @@
  * its parameters' placeholders and the owner's write key and guard. A room's statements are written once over it,
  * the engine's part of their text being small data in the room's statements file; the engines implement it once for
  * every room (src/sql/rooms/sqlite-engine.ts, postgres-engine.ts), so a new room adds no line to an engine. The two
- * placeholder styles are here, engine-free, so a room's declaration (its key rotation's statements) binds with them too.
+ * placeholder styles are here, engine-free, so a room's declaration (its key rotation's statements) binds with them.
  */
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import type { OwnerWrite } from "../store/crypto/write-guard.js";
@@ -19,7 +19,7 @@ export interface Params {
   again(mark: string, value: unknown): string;
 }
 
-/** The guard of a write of an owner's own row, around an `INSERT … SELECT <values>`: before it, and after the values. */
+/** The guard of a write of an owner's own row around an `INSERT … SELECT <values>`: before it, after the values. */
 export interface RowGuard {
   /** The text before `INSERT` (Postgres's common table expressions; empty on SQLite). */
   readonly with: string;
@@ -34,7 +34,7 @@ export interface RoomEngine {
   table(name: string): string;
   /** A new statement's parameters. */
   params(): Params;
-  /** The owner's write key and guard (store/crypto/write-guard.ts), looked up in the write's transaction: rows `write`. */
+  /** The owner's write key and guard (store/crypto/write-guard.ts), read in the write's transaction: rows `write`. */
   writeKey(owner: string, where: string, fresh: boolean): Step;
   /** The guard of an owner's own row written under `write`, its parameters bound to `p` after the row's values. */
   ownerRowGuard(p: Params, write: OwnerWrite): RowGuard;
