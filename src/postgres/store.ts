@@ -18,11 +18,11 @@ import { PostgresCheckpoints } from "../sql/checkpoints/postgres-store.js";
 import { PostgresBlockStore, PostgresEntryStore } from "../sql/context-store/postgres.js";
 import { type Executor, type PostgresSource, parsePostgresSource } from "../sql/engines/postgres/client.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
-import { PostgresGraphItems } from "../sql/graph-store/postgres.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
 import { readMessagesById } from "../sql/message-reads/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
 import { rekeyPostgres } from "../sql/rekey-hooks/postgres.js";
+import { postgresRoomStores, type RoomStores } from "../sql/rooms/postgres-engine.js";
 import { type KeyedTables, postgresKeys } from "../sql/sealing/postgres.js";
 import { activePathIds } from "../sql/search/postgres-path-ids.js";
 import { PostgresStreams } from "../sql/streams/postgres-store.js";
@@ -51,6 +51,8 @@ import { PostgresStoreProvider } from "./session-provider.js";
 import { writeNewPostgresStep, writePostgresStep } from "./step.js";
 import { PostgresTransfer } from "./transfer/export.js";
 
+/** The storage rooms' stores (`graphItems`), assigned from the one list (src/sql/rooms/list.ts): a room adds no line here. */
+export interface PostgresStore extends RoomStores {}
 /**
  * Sessions, context blocks, searchable entries and the session registry (what `SessionManager` runs on) in
  * PostgreSQL (a `pg` Pool or Client, a PGlite instance, or a connection string). The tables are created and
@@ -81,8 +83,6 @@ export class PostgresStore
   readonly facts: PostgresFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: PostgresCheckpoints;
-  /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
-  readonly graphItems: PostgresGraphItems;
   /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
   readonly timedMessages: TimedMessages;
   /** Lossless, streaming export and import of sessions, blocks and entries (what the CLI's export/import use). */
@@ -129,7 +129,7 @@ export class PostgresStore
     this.streams = new PostgresStreams(ready, this.tables);
     this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
-    this.graphItems = new PostgresGraphItems(ready, this.tables);
+    Object.assign(this, postgresRoomStores(ready, this.tables));
     this.timedMessages = postgresTimedMessages(
       ready,
       this.tables,

@@ -5,7 +5,8 @@
  * declaration (its tables, so the purge, docs/PRIVACY.md and the Citus placement follow) with the export's fields of
  * them, a session's delete and erasure (its statements) and a key rotation (its passes). A declaration holds both
  * engines' parts as plain data and statement builders, importing engine code only as types, so the list loads no
- * engine's runtime: a SQLite store loads no Postgres module, and a room's store classes stay in its engine files.
+ * engine's runtime: a SQLite store loads no Postgres module. A room's store (`store`) is made over what an engine
+ * hands every room (src/sql/room-engine.ts), so its statements are written once and neither engine names it.
  */
 import type { OwnerDataTable } from "../store/owner-data.js";
 import type { TransferField } from "../store/transfer/owner-fields.js";
@@ -14,6 +15,7 @@ import type { PostgresMigration } from "./engines/postgres/migration.js";
 import type { Tables } from "./engines/postgres/tables.js";
 import type { SqliteMigration } from "./engines/sqlite/migration.js";
 import type { Program, Statement } from "./program.js";
+import type { RoomEngine } from "./room-engine.js";
 
 /** How an engine's owner-data file makes a table of a session: name, holds, tie, sealed, erasure, columns, sealed columns. */
 export type Plain = (
@@ -94,9 +96,20 @@ export interface PostgresRoomPart {
   rekey?(n: PostgresNames): RoomRekey;
 }
 
+/**
+ * A room's store, one class for both engines: the property of an engine's store that holds it (`RoomStores` of
+ * src/sql/rooms/list.ts), made over the engine's runner, whose statements the room writes once (src/sql/room-engine.ts).
+ */
+export interface RoomStore<K extends string = string, S = unknown> {
+  readonly property: K;
+  make(engine: RoomEngine): S;
+}
+
 /** A storage room: its name (its folder under src/sql/), the export's fields of its tables, each engine's part. */
 export interface Room {
   readonly name: string;
+  /** Its store, which each engine's store holds without naming the room. */
+  readonly store?: RoomStore;
   /** How the export carries each content and name column of its tables, or why it leaves it out. */
   readonly transferFields: Readonly<Record<string, TransferField>>;
   readonly sqlite: SqliteRoomPart;

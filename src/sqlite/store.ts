@@ -18,10 +18,10 @@ import { SqliteBlockStore, SqliteEntryStore } from "../sql/context-store/sqlite.
 import { closableDriver } from "../sql/engines/sqlite/closable.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
-import { SqliteGraphItems } from "../sql/graph-store/sqlite.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
 import { rekeySqlite } from "../sql/rekey-hooks/sqlite.js";
+import { type RoomStores, sqliteRoomStores } from "../sql/rooms/sqlite-engine.js";
 import { sqliteKeys } from "../sql/sealing/sqlite.js";
 import { flushSearchIndex } from "../sql/search/sqlite-indexing.js";
 import { activePathIds } from "../sql/search/sqlite-path-ids.js";
@@ -53,6 +53,8 @@ import { SqliteStoreProvider } from "./session-provider.js";
 import { writeSqliteStep } from "./step.js";
 import { SqliteTransfer } from "./transfer/export.js";
 
+/** The storage rooms' stores (`graphItems`), assigned from the one list (src/sql/rooms/list.ts): a room adds no line here. */
+export interface SqliteStore extends RoomStores {}
 /** Sessions in one SQLite database: a file path, `:memory:`, a database handle or a `sql`-tag object. */
 export class SqliteStore
   implements
@@ -82,8 +84,6 @@ export class SqliteStore
   readonly facts: SqliteFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: SqliteCheckpoints;
-  /** A LangGraph store's items, each its owner's (`agent-session/langgraph`, docs/LANGGRAPH.md). */
-  readonly graphItems: SqliteGraphItems;
   /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
   readonly timedMessages: TimedMessages;
   /** @internal what every write through this store enforces (reserved metadata keys, size cap). */
@@ -141,7 +141,7 @@ export class SqliteStore
     this.streams = new SqliteStreams(this.driver);
     this.facts = new SqliteFacts(this.driver, limits);
     this.checkpoints = new SqliteCheckpoints(this.driver);
-    this.graphItems = new SqliteGraphItems(this.driver);
+    Object.assign(this, sqliteRoomStores(this.driver));
     this.timedMessages = sqliteTimedMessages(this.driver);
     this.transfer = new SqliteTransfer(this.driver, this);
     this.messageSearch = new SqliteMessageSearch(

@@ -9,7 +9,8 @@
 import { decodeWith, encode, isSealedValue } from "../../store/crypto/row-codec.js";
 import { keyId, sealedStart } from "../../store/crypto/seal.js";
 import { command, type Program, query, type Row, type Statement } from "../program.js";
-import type { PostgresNames, RoomRekey, Rotation } from "../room.js";
+import type { RoomRekey, Rotation } from "../room.js";
+import type { Params } from "../room-engine.js";
 
 /** A LangGraph store item of the owner, its value as stored. */
 export interface ItemRow extends Row {
@@ -49,37 +50,36 @@ function* sealClearItems(s: ItemRekeyStatements, at: Rotation): Program<void> {
   }
 }
 
-/** SQLite's statements of a rotation over the owner's items; a write leaves an item written meanwhile. */
-export const sqliteItemRekey: ItemRekeyStatements = {
-  itemsUnder: (owner, start) =>
-    query(
-      "SELECT owner, namespace, key, value FROM agent_graph_items WHERE owner = ? AND substr(value, 1, ?) = ?",
-      [owner, start.length, start],
-    ),
-  writeItem: (row: ItemRow, stored) =>
-    command(
-      "UPDATE agent_graph_items SET value = ? WHERE owner = ? AND namespace = ? AND key = ? AND value = ?",
-      [stored, row.owner, row.namespace, row.key, row.value],
-    ),
-};
+/** What a rotation's statements differ in by engine: how the value's first characters are read, the write's answer. */
+const DIALECT = {
+  sqlite: { start: (n: string) => `substr(value, 1, ${n})`, answers: "" },
+  // The pass reads no answer of the write; Postgres's names the key it wrote.
+  postgres: { start: (n: string) => `left(value, ${n})`, answers: " RETURNING key" },
+} as const;
 
 /**
- * Postgres's statements of a rotation over the owner's items, each naming the owner (routed to its node on Citus); a
- * write leaves an item written meanwhile.
+ * A rotation's statements over the owner's items in table `items`, written once (`params`: the engine's placeholders,
+ * src/sql/room-engine.ts), each naming the owner (routed to its node on Citus); a write leaves an item written
+ * meanwhile.
  */
-export function postgresItemRekey(n: PostgresNames): ItemRekeyStatements {
-  const items = n.table("agent_graph_items");
+export function itemRekeyStatements(
+  kind: keyof typeof DIALECT,
+  items: string,
+  params: () => Params,
+): ItemRekeyStatements {
+  const d = DIALECT[kind];
   return {
-    itemsUnder: (owner, start) =>
-      query(`SELECT owner, namespace, key, value FROM ${items} WHERE owner = $1 AND left(value, $2) = $3`, [
-        owner,
-        start.length,
-        start,
-      ]),
-    writeItem: (row: ItemRow, stored) =>
-      query(
-        `UPDATE ${items} SET value = $1 WHERE owner = $2 AND namespace = $3 AND key = $4 AND value = $5 RETURNING key`,
-        [stored, row.owner, row.namespace, row.key, row.value],
-      ),
+    itemsUnder: (owner, start) => {
+      const p = params();
+      const where = `owner = ${p.bind(owner)} AND ${d.start(p.bind(start.length))} = ${p.bind(start)}`;
+      return query(`SELECT owner, namespace, key, value FROM ${items} WHERE ${where}`, p.values);
+    },
+    writeItem: (row: ItemRow, stored) => {
+      const p = params();
+      const set = `value = ${p.bind(stored)}`;
+      const item = `owner = ${p.bind(row.owner)} AND namespace = ${p.bind(row.namespace)} AND key = ${p.bind(row.key)}`;
+      const sql = `UPDATE ${items} SET ${set} WHERE ${item} AND value = ${p.bind(row.value)}${d.answers}`;
+      return d.answers ? query(sql, p.values) : command(sql, p.values);
+    },
   };
 }

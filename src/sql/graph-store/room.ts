@@ -2,12 +2,15 @@
  * The graph store's room (src/sql/room.ts), what the engines take of it through the one list
  * (src/sql/rooms/list.ts): its table on each engine (SQLite's migration 28, Postgres's 27), one row per item, its
  * owner first, each its owner's (owner-data.ts; on a Citus cluster by owner), re-sealed by a key rotation
- * (rekey.ts). Its statements and store classes live in the engine files (sqlite.ts, postgres.ts), which this file
- * does not import.
+ * (rekey.ts), and its store, `graphItems` of each engine's store: `SqlGraphItems` (steps.ts) over its statements
+ * written once (statements.ts) and the engine's runner.
  */
 import type { PostgresNames, Room } from "../room.js";
+import { numbered, positional } from "../room-engine.js";
 import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
-import { itemRekey, postgresItemRekey, sqliteItemRekey } from "./rekey.js";
+import { itemRekey, itemRekeyStatements } from "./rekey.js";
+import { graphItemStatements } from "./statements.js";
+import { SqlGraphItems } from "./steps.js";
 
 /** SQLite's migration 28: the items' table. */
 const SQLITE_TABLES = [
@@ -49,18 +52,22 @@ function postgresTables(n: PostgresNames): string[] {
 }
 
 /** The graph store's room: one table of items, each its owner's (sealed with its key). */
-export const graphStoreRoom: Room = {
+export const graphStoreRoom = {
   name: "graph-store",
   transferFields: GRAPH_ITEM_TRANSFER_FIELDS,
+  store: {
+    property: "graphItems",
+    make: (engine) => new SqlGraphItems(engine, graphItemStatements(engine)),
+  },
   sqlite: {
     migrations: [{ version: 28, statements: SQLITE_TABLES }],
     ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),
-    rekey: itemRekey(sqliteItemRekey),
+    rekey: itemRekey(itemRekeyStatements("sqlite", "agent_graph_items", positional)),
   },
   postgres: {
     migrations: [{ version: 27, statements: postgresTables }],
     // By owner: one owner's items on one node, every read and write of one owner routed there.
     ownerData: () => graphItemTables({ citus: "by-key", citusColumn: "owner", purge: "rewrite" }),
-    rekey: (n) => itemRekey(postgresItemRekey(n)),
+    rekey: (n) => itemRekey(itemRekeyStatements("postgres", n.table("agent_graph_items"), numbered)),
   },
-};
+} as const satisfies Room;

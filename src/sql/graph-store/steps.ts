@@ -1,6 +1,6 @@
 /**
  * The items of a LangGraph store (`agent-session/langgraph`'s AgentSessionStore, docs/LANGGRAPH.md "Store"), written
- * once for both SQL engines: the steps over a statement table per engine (sqlite.ts, postgres.ts beside this file).
+ * once for both SQL engines: the steps over the statement table (statements.ts), run by the engine's runner.
  * An item is its owner's data: every row names its owner, every read but the store-wide ones is kept to one owner,
  * and an encrypted owner's value is sealed under its key (the row codec's "item" kind, bound to the namespace and
  * key), so this module, not SQL, opens it; filters and a text query run after the rows are opened (langgraph/store/).
@@ -11,6 +11,7 @@ import type { ContentKeys } from "../../store/crypto/content-keys.js";
 import { decode, encode, isSealedValue } from "../../store/crypto/row-codec.js";
 import { GuardRefused, type OwnerWrite, retryGuarded } from "../../store/crypto/write-guard.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "../program.js";
+import type { RoomEngine } from "../room-engine.js";
 
 /** One engine's statements of graph items (table `agent_graph_items`). */
 export interface GraphItemStatements {
@@ -42,15 +43,6 @@ export interface GraphItemStatements {
   insert(item: GraphItem, stored: string, guard: OwnerWrite): Statement;
 }
 
-/** How one engine runs the programs, and the store's keys for opening sealed values. */
-export interface GraphEngine {
-  readonly statements: GraphItemStatements;
-  /** Runs a program, in one write transaction when `transaction`. */
-  run<T>(program: () => Program<T>, transaction: boolean): Promise<T>;
-  /** Runs `use` with the store's keys (undefined: none), to open sealed values. */
-  withKeys<T>(use: (keys: ContentKeys | undefined) => T): Promise<T>;
-}
-
 // The rows a page or namespace list reads at once (each statement is bounded by it or by the caller's limit).
 const SWEEP_OWNERS = 100;
 // Items and owners per read of an export.
@@ -60,11 +52,10 @@ const EVER = Number.MIN_SAFE_INTEGER;
 
 /** The graph items of an SQL store: each write one transaction; reads bounded by their limit. */
 export class SqlGraphItems {
-  private readonly s: GraphItemStatements;
-
-  constructor(private readonly engine: GraphEngine) {
-    this.s = engine.statements;
-  }
+  constructor(
+    private readonly engine: Pick<RoomEngine, "run" | "withKeys">,
+    private readonly s: GraphItemStatements,
+  ) {}
 
   /**
    * Writes every put (value not null) and delete of `items`, all or none, each owner's values sealed under its key
