@@ -120,7 +120,8 @@ function reindexCases(
         open = true;
         await held.query(`SELECT count(*) FROM ${heads}`);
         const report = await store.purge({ mode: "vacuum", lockTimeoutMs: 300 });
-        if (report.complete) console.log(`${name}: the reindex did not wait; the reader then: ${await heldState(held)}`);
+        if (report.complete)
+          console.log(`${name}: the reindex did not wait; the reader then: ${await heldState(held)}`);
         assertHeldBack(report, heads, messages, 300);
         const kept = report.steps.filter((s) => s.action.startsWith("DROP INDEX") && s.incomplete);
         assert.ok(kept.length > 0, JSON.stringify(report));
