@@ -86,14 +86,10 @@ const reporters = [main, "./test/helpers/slowest-tests.mjs"].flatMap((reporter) 
 const result =
   files.length === 0
     ? { status: 0 }
-    : spawnSync(
-        process.execPath,
-        ["--import", "tsx", "--test", "--test-force-exit", concurrency, ...reporters, ...files],
-        {
-          stdio: "inherit",
-          env,
-        },
-      );
+    : spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-force-exit", concurrency, ...reporters, ...files], {
+        stdio: "inherit",
+        env,
+      });
 rmSync(bundleDir, { recursive: true, force: true });
 
 let vitestStatus = 0;
