@@ -80,13 +80,10 @@ const reporters = [main, "./test/helpers/slowest-tests.mjs"].flatMap((reporter) 
   `--test-reporter=${reporter}`,
   "--test-reporter-destination=stdout",
 ]);
-// A file's process ends once its tests have (`--test-force-exit`, Node >= 20.14), not when its event loop empties: a
-// PGlite left open keeps a 10 s timer of its own running past the last test (one started from a kept data directory,
-// test/fixtures/pglite.ts, re-arms it for ever), which the runner would otherwise wait out in every such file.
 const result =
   files.length === 0
     ? { status: 0 }
-    : spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-force-exit", concurrency, ...reporters, ...files], {
+    : spawnSync(process.execPath, ["--import", "tsx", "--test", concurrency, ...reporters, ...files], {
         stdio: "inherit",
         env,
       });
