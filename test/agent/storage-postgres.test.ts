@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { PGlite } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
 import type { PostgresConnection } from "../../src/postgres/index.js";
 import { runStorageContract } from "../../src/testing/index.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
-import { newPGlite } from "../fixtures/pglite.js";
 import { PG_URL, pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { serverSkip } from "./helpers/servers.js";
 
@@ -97,7 +96,7 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
   runStorageContract(runner, {
     name: "PostgresSessionStorage (PGlite)",
     create: async () => {
-      lite ??= await newPGlite();
+      lite ??= await PGlite.create();
       return new PostgresSessionStorage(lite, { schema: `lite_${++liteCounter}` });
     },
   });
