@@ -12,11 +12,10 @@ import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-gu
 import { call, runInTransaction, runProgram } from "../engines/postgres/program.js";
 import { qualified } from "../engines/postgres/tables.js";
 import { numbered, type RoomEngine } from "../room-engine.js";
+import type { KeyedTables } from "../sealing/postgres.js";
 import { type RoomStores, roomStores } from "./list.js";
 
 export type { RoomStores };
-
-import type { KeyedTables } from "../sealing/postgres.js";
 
 /** The rooms' engine over a Postgres store's connection and tables (its keys loaded per operation). */
 export function postgresRoomEngine(ready: () => Promise<Executor>, t: KeyedTables): RoomEngine {
