@@ -6,8 +6,10 @@
  * them, a session's delete and erasure (its statements) and a key rotation (its passes). A declaration holds both
  * engines' parts as plain data and statement builders, importing engine code only as types, so the list loads no
  * engine's runtime: a SQLite store loads no Postgres module. A room's store (`store`) is made over what an engine
- * hands every room (src/sql/room-engine.ts), so its statements are written once and neither engine names it.
+ * hands every room (src/sql/room-engine.ts), so its statements are written once and neither engine names it; the
+ * kinds its sealed columns are sealed as (`sealed`) are its own too (store/crypto/row-codec.ts `roomKind`).
  */
+import type { RoomKind } from "../store/crypto/row-codec.js";
 import type { OwnerDataTable } from "../store/owner-data.js";
 import type { TransferField } from "../store/transfer/owner-fields.js";
 import type { Query } from "./engines/postgres/client.js";
@@ -110,6 +112,8 @@ export interface Room {
   readonly name: string;
   /** Its store, which each engine's store holds without naming the room. */
   readonly store?: RoomStore;
+  /** The row codec's kinds its sealed columns are sealed as (their owner-data declarations name them). */
+  readonly sealed?: readonly RoomKind<never>[];
   /** How the export carries each content and name column of its tables, or why it leaves it out. */
   readonly transferFields: Readonly<Record<string, TransferField>>;
   readonly sqlite: SqliteRoomPart;

@@ -5,7 +5,7 @@
  * migration creates a table or a text/bytes column the declaration does not classify (test/privacy/).
  */
 
-import type { CodecKind } from "./crypto/row-codec.js";
+import type { CodecKind, RoomKindName } from "./crypto/row-codec.js";
 
 /** What a column holds: an owner's words, a name, data derived from them, an identifier, or nothing of an owner's. */
 export type ColumnHolds =
@@ -83,12 +83,13 @@ export interface OwnerDataTable {
   /** Whether a keyed owner's data is stored sealed here: "sealed", "clear" (visible, see PRIVACY.md), or "n/a". */
   sealed: "sealed" | "clear" | "n/a";
   /**
-   * A sealed table's columns that are sealed for a keyed owner, each with its row-codec kind (store/crypto/row-codec.ts:
-   * its label, its binding to the row's ids, its clear form), or "clear" where a content column is knowingly kept in
+   * A sealed table's columns that are sealed for a keyed owner, each with its row-codec kind
+   * (store/crypto/row-codec.ts: its label, its binding to the row's ids, its clear form; a storage room's own,
+   * `roomKind`), or "clear" where a content column is knowingly kept in
    * clear (docs/PRIVACY.md, "Not covered yet"). Every content column of a sealed table is named here, and every kind
    * is some column's (test/privacy/owner-data.test.ts).
    */
-  sealedAs?: Readonly<Record<string, CodecKind | "clear">>;
+  sealedAs?: Readonly<Record<string, CodecKind | RoomKindName | "clear">>;
   /** How an erasure (erase, eraseOwner, eraseAll, sweep, delete) reaches its rows. */
   erasure: string;
   /**

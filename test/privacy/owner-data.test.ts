@@ -10,9 +10,10 @@ import { tableNames } from "../../src/sql/engines/postgres/tables.js";
 import { factVectorColumnSql } from "../../src/sql/facts/postgres-vectors.js";
 import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
+import { ROOMS } from "../../src/sql/rooms/list.js";
 import { tableStatements, vectorTables } from "../../src/sql/vectors/postgres-schema.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
-import { CODEC_KINDS } from "../../src/store/crypto/row-codec.js";
+import { CODEC_KINDS, roomKind } from "../../src/store/crypto/row-codec.js";
 import {
   citusShards,
   type OwnerDataDeclaration,
@@ -169,7 +170,7 @@ test("the Citus shards of the declaration: facts by scope with their sources, ma
 
 // Sealing is declared, not threaded by hand (store/crypto/row-codec.ts): every content column of a table sealed for
 // a keyed owner names the codec kind that seals it (or "clear", a known gap PRIVACY.md lists), only sealed tables
-// name kinds, each named column is declared, and every kind the codec has seals some column.
+// name kinds, each named column is declared, and every kind the codec or a room has seals some column.
 for (const [name, declaration] of [
   ["SQLite", SQLITE_OWNER_DATA],
   ["Postgres", POSTGRES_OWNER_DATA],
@@ -191,7 +192,24 @@ for (const [name, declaration] of [
           problems.push(`${t.table}.${column}: no codec kind`);
       }
     }
-    for (const kind of CODEC_KINDS) if (!used.has(kind)) problems.push(`kind ${kind}: no declared column`);
+    for (const kind of [...CODEC_KINDS, ...ROOM_KINDS.map((k) => k.name)])
+      if (!used.has(kind)) problems.push(`kind ${kind}: no declared column`);
     assert.deepEqual(problems, []);
   });
 }
+
+const ROOM_KINDS = ROOMS.flatMap((room) => room.sealed ?? []);
+
+// A room's kind is the codec's guarantee too: its name and scope are its own, so its values never open as another
+// kind's (a value copied between tables of two rooms, or from a message, is refused).
+test("the rooms' sealed kinds have names and scope prefixes of their own", () => {
+  const names = ROOM_KINDS.map((k) => k.name);
+  const prefixes = ROOM_KINDS.map((k) => k.prefix);
+  assert.ok(names.length >= 2, "the checkpoints' and the graph store's kinds are listed");
+  assert.equal(new Set(names).size, names.length, `a name twice: ${names.join(", ")}`);
+  assert.equal(new Set(prefixes).size, prefixes.length, "a scope prefix twice");
+  const scope = { prefix: "x:", scope: () => "", id: () => "", what: () => "" };
+  for (const taken of ["message", "fact"]) assert.throws(() => roomKind(taken, scope), /a name of its own/);
+  for (const prefix of ["fact:", "a:b:", "Item:", "item", ""])
+    assert.throws(() => roomKind("mine", { ...scope, prefix }), /one lowercase word and a colon/);
+});

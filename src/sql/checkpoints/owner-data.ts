@@ -1,11 +1,12 @@
 /**
  * The checkpoints' tables, declared once for both engines (the room, room.ts, hands them to each engine): tied
- * to the session (a LangGraph thread), sealed for a keyed owner (the row codec's `checkpoint` kind), deleted with the
+ * to the session (a LangGraph thread), sealed for a keyed owner (sealing.ts `CHECKPOINT`), deleted with the
  * session, and on Citus sharded by session with the messages (the engine's `plain` places them so).
  */
 import type { OwnerDataTable } from "../../store/owner-data.js";
 import type { TransferField } from "../../store/transfer/owner-fields.js";
 import type { OwnerDataMakers } from "../room.js";
+import { CHECKPOINT } from "./sealing.js";
 
 /** The three tables, made by the engine's `plain` (its purge work and placement). */
 export function checkpointTables({ plain, withSession }: OwnerDataMakers): OwnerDataTable[] {
@@ -27,7 +28,7 @@ export function checkpointTables({ plain, withSession }: OwnerDataMakers): Owner
         metadata: "content",
         versions: "meta",
       },
-      { data: "checkpoint", metadata: "checkpoint" },
+      { data: CHECKPOINT.name, metadata: CHECKPOINT.name },
     ),
     plain(
       "agent_checkpoint_values",
@@ -45,7 +46,7 @@ export function checkpointTables({ plain, withSession }: OwnerDataMakers): Owner
         base: "meta",
         data: "content",
       },
-      { data: "checkpoint" },
+      { data: CHECKPOINT.name },
     ),
     plain(
       "agent_checkpoint_writes",
@@ -63,7 +64,7 @@ export function checkpointTables({ plain, withSession }: OwnerDataMakers): Owner
         data: "content",
         task_path: "meta",
       },
-      { data: "checkpoint" },
+      { data: CHECKPOINT.name },
     ),
   ];
 }

@@ -16,6 +16,7 @@ import { command, type Program, query, type Row } from "../program.js";
 import type { PostgresNames, RoomRekey, Rotation } from "../room.js";
 import {
   asBytes,
+  CHECKPOINT,
   type CheckpointRekeyStatements,
   SEALED_CHECKPOINT_TABLES,
   type SealedCheckpointTable,
@@ -42,7 +43,7 @@ function* resealCheckpoints(
 ): Program<void> {
   const start = utf8Encode(sealedStart(keyId(previous)));
   const open = (sessionId: string, id: string, raw: Uint8Array) => {
-    const text = decodeWith("checkpoint", previous, { sessionId, id }, utf8Decode(raw));
+    const text = decodeWith(CHECKPOINT, previous, { sessionId, id }, utf8Decode(raw));
     const bytes = base64DecodeCanonical(text);
     // A sealed column opened with its key holds base64 (sealing.ts): anything else was not written by this code.
     if (!bytes)

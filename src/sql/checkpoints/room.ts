@@ -8,6 +8,7 @@ import type { PostgresNames, Room } from "../room.js";
 import { POSTGRES_COMPACT_IDS, SQLITE_COMPACT_IDS } from "./compact-ids.js";
 import { CHECKPOINT_TRANSFER_FIELDS, checkpointTables } from "./owner-data.js";
 import { checkpointRekey, postgresCheckpointRekey, sqliteCheckpointRekey } from "./rekey.js";
+import { CHECKPOINT } from "./sealing.js";
 
 /**
  * SQLite's migration 27: checkpoints, their channel values per version (full or a delta, delta.ts), pending writes. The
@@ -123,12 +124,13 @@ const FORGET_CHECKPOINTS = [
 ];
 
 /**
- * The checkpoints' room: three tables of a session, sealed with the session's key; on a Citus cluster on its
- * session's node (Postgres's `plain`: every statement but a page across threads names it).
+ * The checkpoints' room: three tables of a session, sealed with the session's key (as sealing.ts `CHECKPOINT`);
+ * on a Citus cluster on its session's node (Postgres's `plain`: every statement but a page across threads names it).
  */
 export const checkpointsRoom: Room = {
   name: "checkpoints",
   transferFields: CHECKPOINT_TRANSFER_FIELDS,
+  sealed: [CHECKPOINT],
   sqlite: {
     migrations: [{ version: 27, statements: SQLITE_TABLES }, SQLITE_COMPACT_IDS],
     ownerData: checkpointTables,

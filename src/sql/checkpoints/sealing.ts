@@ -1,12 +1,24 @@
 /**
- * How a checkpoint's byte columns are stored (steps.ts): in clear, or for an encrypted owner sealed by the row
- * codec's `checkpoint` kind (the base64 of the bytes inside), bound to the row's key within its session.
+ * How a checkpoint's byte columns are stored (steps.ts): in clear, or for an encrypted owner sealed as the room's
+ * `CHECKPOINT` kind (the base64 of the bytes inside), bound to the row's key within its session.
  */
 import { SessionError } from "../../errors.js";
 import { base64DecodeCanonical, base64Encode, utf8Decode, utf8Encode } from "../../runtime/bytes.js";
-import { type CodecKeys, decode, encode } from "../../store/crypto/row-codec.js";
+import { type CodecKeys, decode, encode, roomKind } from "../../store/crypto/row-codec.js";
 import type { Row, Statement } from "../program.js";
 import { idOf } from "./ids.js";
+
+/**
+ * A checkpoint's bytes (LangGraph's, base64 inside) sealed for its session's owner, bound to the row's key within
+ * the session (`rowId`), in a scope of their own: they never open as a message of the session, nor one as them.
+ */
+export const CHECKPOINT = roomKind<{ sessionId: string; id: string }>("checkpoint", {
+  prefix: "checkpoint:",
+  scope: (b) => b.sessionId,
+  id: (b) => b.id,
+  session: (b) => b.sessionId,
+  what: (b) => `a checkpoint row of session "${b.sessionId}"`,
+});
 
 /** A stored byte column: the bytes, or (`sealed`) the sealed text of their base64. */
 export interface StoredBytes {
@@ -26,7 +38,7 @@ export function storedBytes(
 ): StoredBytes {
   if (key === null) return { data: bytes, sealed: false };
   return {
-    data: utf8Encode(encode("checkpoint", key, { sessionId, id }, base64Encode(bytes))),
+    data: utf8Encode(encode(CHECKPOINT, key, { sessionId, id }, base64Encode(bytes))),
     sealed: true,
   };
 }
@@ -41,7 +53,7 @@ export function openedBytes(
 ): Uint8Array {
   const raw = asBytes(row[column]);
   if (!isTrue(row[`${column}_sealed`] ?? row.sealed)) return raw;
-  const text = decode("checkpoint", keys, undefined, { sessionId, id }, utf8Decode(raw));
+  const text = decode(CHECKPOINT, keys, undefined, { sessionId, id }, utf8Decode(raw));
   const bytes = base64DecodeCanonical(text);
   if (!bytes) throw new SessionError("STORAGE", `A checkpoint row of session "${sessionId}" is damaged`);
   return bytes;

@@ -1,7 +1,7 @@
 /**
  * A key rotation's pass over an owner's LangGraph store items, this room's part of the transaction that ends a
  * rotation (sql/rekey/finish.ts, clear.ts): the items sealed under a previous key re-sealed under the new one, and
- * with `sealClear` those in clear sealed. An item's value is bound to its namespace and key (the row codec's "item"
+ * with `sealClear` those in clear sealed. An item's value is bound to its namespace and key (owner-data.ts `ITEM`
  * kind), so it is opened and sealed with them; an item written meanwhile keeps its writer's form (writeItem compares
  * what was read). Each engine's two statements are here too, so the room's declaration (room.ts) reaches them
  * without loading the engine files.
@@ -11,6 +11,7 @@ import { keyId, sealedStart } from "../../store/crypto/seal.js";
 import { command, type Program, query, type Row, type Statement } from "../program.js";
 import type { RoomRekey, Rotation } from "../room.js";
 import type { Params } from "../room-engine.js";
+import { ITEM } from "./owner-data.js";
 
 /** A LangGraph store item of the owner, its value as stored. */
 export interface ItemRow extends Row {
@@ -38,15 +39,15 @@ export function itemRekey(s: ItemRekeyStatements): RoomRekey {
 function* resealItems(s: ItemRekeyStatements, at: Rotation, previous: Uint8Array): Program<void> {
   for (const row of (yield s.itemsUnder(at.owner, sealedStart(keyId(previous)))) as ItemRow[]) {
     const binding = { namespace: row.namespace, key: row.key };
-    yield s.writeItem(row, encode("item", at.key, binding, decodeWith("item", previous, binding, row.value)));
+    yield s.writeItem(row, encode(ITEM, at.key, binding, decodeWith(ITEM, previous, binding, row.value)));
   }
 }
 
 /** Seals under the rotation's key the owner's items in clear (every item of the owner is read: it has few). */
 function* sealClearItems(s: ItemRekeyStatements, at: Rotation): Program<void> {
   for (const row of (yield s.itemsUnder(at.owner, "")) as ItemRow[]) {
-    if (isSealedValue("item", row.value)) continue;
-    yield s.writeItem(row, encode("item", at.key, { namespace: row.namespace, key: row.key }, row.value));
+    if (isSealedValue(ITEM, row.value)) continue;
+    yield s.writeItem(row, encode(ITEM, at.key, { namespace: row.namespace, key: row.key }, row.value));
   }
 }
 

@@ -1,13 +1,13 @@
 /**
  * The graph store's room (src/sql/room.ts), what the engines take of it through the one list
  * (src/sql/rooms/list.ts): its table on each engine (SQLite's migration 28, Postgres's 27), one row per item, its
- * owner first, each its owner's (owner-data.ts; on a Citus cluster by owner), re-sealed by a key rotation
- * (rekey.ts), and its store, `graphItems` of each engine's store: `SqlGraphItems` (steps.ts) over its statements
+ * owner first, each its owner's (owner-data.ts; on a Citus cluster by owner; sealed as its `ITEM` kind), re-sealed
+ * by a key rotation (rekey.ts), and its store, `graphItems` of each engine's store: `SqlGraphItems` (steps.ts) over its statements
  * written once (statements.ts) and the engine's runner.
  */
 import type { PostgresNames, Room } from "../room.js";
 import { numbered, positional } from "../room-engine.js";
-import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables } from "./owner-data.js";
+import { GRAPH_ITEM_TRANSFER_FIELDS, graphItemTables, ITEM } from "./owner-data.js";
 import { itemRekey, itemRekeyStatements } from "./rekey.js";
 import { graphItemStatements } from "./statements.js";
 import { SqlGraphItems } from "./steps.js";
@@ -59,6 +59,7 @@ export const graphStoreRoom = {
     property: "graphItems",
     make: (engine) => new SqlGraphItems(engine, graphItemStatements(engine)),
   },
+  sealed: [ITEM],
   sqlite: {
     migrations: [{ version: 28, statements: SQLITE_TABLES }],
     ownerData: () => graphItemTables({ citus: "none", purge: "zeroed" }),

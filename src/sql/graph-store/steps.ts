@@ -2,7 +2,7 @@
  * The items of a LangGraph store (`agent-session/langgraph`'s AgentSessionStore, docs/LANGGRAPH.md "Store"), written
  * once for both SQL engines: the steps over the statement table (statements.ts), run by the engine's runner.
  * An item is its owner's data: every row names its owner, every read but the store-wide ones is kept to one owner,
- * and an encrypted owner's value is sealed under its key (the row codec's "item" kind, bound to the namespace and
+ * and an encrypted owner's value is sealed under its key (owner-data.ts `ITEM`, bound to the namespace and
  * key), so this module, not SQL, opens it; filters and a text query run after the rows are opened (langgraph/store/).
  */
 import type { GraphItem, GraphItemDraft, GraphScope } from "../../contract/graph-items.js";
@@ -12,6 +12,7 @@ import { decode, encode, isSealedValue } from "../../store/crypto/row-codec.js";
 import { GuardRefused, type OwnerWrite, retryGuarded } from "../../store/crypto/write-guard.js";
 import { countOf, type Program, type Row, type Statement, type Step } from "../program.js";
 import type { RoomEngine } from "../room-engine.js";
+import { ITEM } from "./owner-data.js";
 
 /** One engine's statements of graph items (table `agent_graph_items`). */
 export interface GraphItemStatements {
@@ -154,7 +155,7 @@ export class SqlGraphItems {
   // Opens the rows' values with their owners' keys (sealed ones only: a store of clear items never asks).
   private async open(rows: readonly Row[]): Promise<GraphItem[]> {
     const items = rows.map(itemOf);
-    if (!items.some((item) => isSealedValue("item", item.value))) return items;
+    if (!items.some((item) => isSealedValue(ITEM, item.value))) return items;
     return this.engine.withKeys((keys) => items.map((item) => ({ ...item, value: opened(keys, item) })));
   }
 }
@@ -164,11 +165,11 @@ export function storedValue(
   key: Uint8Array | null,
   item: Pick<GraphItemDraft, "namespace" | "key" | "value">,
 ): string {
-  return encode("item", key, { namespace: item.namespace, key: item.key }, item.value);
+  return encode(ITEM, key, { namespace: item.namespace, key: item.key }, item.value);
 }
 
 function opened(keys: ContentKeys | undefined, item: GraphItem): string {
-  return decode("item", keys, item.owner, { namespace: item.namespace, key: item.key }, item.value);
+  return decode(ITEM, keys, item.owner, { namespace: item.namespace, key: item.key }, item.value);
 }
 
 function itemOf(row: Row): GraphItem {

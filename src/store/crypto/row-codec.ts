@@ -4,28 +4,26 @@
  * entry, a stream chunk, a fact, a session's name) has its rule here: the label its associated data carries (so a
  * value of one kind never opens as another), the ids it is bound to (so a value copied to another row does not
  * open), whether the text is wrapped in JSON inside, and how its clear form is escaped so it is never read as
- * sealed. The owner-data declarations name each sealed column's kind (`codec`, store/owner-data.ts), and only
- * this module and the rotation's code call seal.ts's sealContent/openContent (test/structure/declarations.test.ts).
- * The stored forms are the ones each kind had before the codec: rows sealed then still open.
+ * sealed. A storage room (src/sql/room.ts) declares its own kinds with {@link roomKind} in its folder, so a new
+ * concern with sealed rows adds no line here; the codec gives each the same guarantees (a scope of its own, which
+ * no session id can be). The owner-data declarations name each sealed column's kind (`sealedAs`,
+ * store/owner-data.ts), and only this module and the rotation's code call seal.ts's sealContent/openContent
+ * (test/structure/sealing.test.ts). The stored forms are the ones each kind had before the codec: rows sealed then
+ * still open.
  */
 import { SessionError } from "../../errors.js";
 import { isSealed, keyId, openContent, type SealedKind, sealContent, sealedKeyId } from "./seal.js";
 
-/** Every kind of sealed column. */
-export const CODEC_KINDS = [
-  "message",
-  "overlay",
-  "stream",
-  "block",
-  "entry",
-  "fact",
-  "name",
-  "checkpoint",
-  "item",
-] as const;
+/** Every kind of sealed column of the session store (rooms declare theirs, {@link roomKind}). */
+export const CODEC_KINDS = ["message", "overlay", "stream", "block", "entry", "fact", "name"] as const;
 
-/** A kind of sealed column (see the module comment). */
+/** A kind of sealed column of the session store (see the module comment). */
 export type CodecKind = (typeof CODEC_KINDS)[number];
+
+declare const ROOM_KIND: unique symbol;
+
+/** A room's kind's name, as its owner-data declaration names it (`sealedAs`): only {@link roomKind} makes one. */
+export type RoomKindName = string & { readonly [ROOM_KIND]: true };
 
 /** The ids a value of each kind is bound to. */
 export interface CodecBindings {
@@ -37,9 +35,6 @@ export interface CodecBindings {
   entry: { label: string; key: string };
   fact: { scope: string; id: string };
   name: { sessionId: string };
-  /** `id`: the row's key within the session (sql/checkpoints/steps.ts `rowId`). */
-  checkpoint: { sessionId: string; id: string };
-  item: { namespace: string; key: string };
 }
 
 /** What the codec asks of a store's keys (ContentKeys answers it): whose a session is, and an owner's keys. */
@@ -52,31 +47,85 @@ export interface CodecKeys {
   openingKeysOf(owner: string): Uint8Array[];
 }
 
-interface Rule<K extends CodecKind> {
+interface Rule<B> {
   /** The label (seal.ts) in the associated data. */
   label: SealedKind;
   /** The associated data's first id: a session's, or a scope no session id can be (it holds U+0000). */
-  scope(b: CodecBindings[K]): string;
+  scope(b: B): string;
   /** Its second id (written after the sealed body too); undefined: the one the value names. */
-  id(b: CodecBindings[K]): string | undefined;
+  id(b: B): string | undefined;
   /** The session whose owner's keys open it (the owner is the caller's to give otherwise). */
-  session?(b: CodecBindings[K]): string;
+  session?(b: B): string;
   /** The text is sealed as its JSON, so any string reads back exactly. */
   json: boolean;
   /** A clear value starting `~` is stored with it doubled, so it never reads as sealed (`~sealed…`). */
   tilde: boolean;
   /** The row, for a refusal. */
-  what(b: CodecBindings[K]): string;
+  what(b: B): string;
+}
+
+/** What a room says of a kind of its own (see {@link roomKind}); `B`: the ids a value is bound to. */
+export interface RoomKindRule<B> {
+  /**
+   * Its scope's prefix: one lowercase word and a colon, which no other kind has (test/privacy/owner-data.test.ts
+   * holds the rooms' apart). The codec puts U+0000 before it, which no session id holds, so a value of it never
+   * opens as a message, nor one of another kind as it.
+   */
+  prefix: string;
+  /** The rest of the scope, after the prefix (a session id, a namespace). */
+  scope(b: B): string;
+  /** The row's id within its scope. */
+  id(b: B): string;
+  /** The session whose owner's keys open it; absent: the caller names the owner. */
+  session?(b: B): string;
+  /** The row, for a refusal. */
+  what(b: B): string;
+}
+
+/** A kind of sealed column a storage room declares (src/sql/room.ts `sealed`), made by {@link roomKind}. */
+export interface RoomKind<B> {
+  readonly name: RoomKindName;
+  /** Its scope's prefix, U+0000 before it. */
+  readonly prefix: string;
+  readonly rule: Rule<B>;
+}
+
+/**
+ * A room's own kind of sealed column: its values sealed as text (not JSON-wrapped, not tilde-escaped: a room's
+ * sealed columns carry a flag, or are always sealed for a keyed owner), bound to the scope and id the room gives.
+ */
+export function roomKind<B>(name: string, rule: RoomKindRule<B>): RoomKind<B> {
+  // One word and a colon: no room's prefix then starts another's, and none is the facts' (their scopes would meet).
+  if (
+    !/^[a-z][a-z0-9-]*:$/.test(rule.prefix) ||
+    rule.prefix === "fact:" ||
+    (CODEC_KINDS as readonly string[]).includes(name)
+  ) {
+    // A declaration's mistake, not input: thrown when the room's module loads (as owner-data.ts's are).
+    throw new Error(
+      `A room's sealed kind "${name}" needs a name of its own and a prefix of one lowercase word and a colon, not the facts' (got "${rule.prefix}")`,
+    );
+  }
+  const prefix = `\u0000${rule.prefix}`;
+  return {
+    name: name as RoomKindName,
+    prefix,
+    rule: {
+      label: "message",
+      scope: (b) => prefix + rule.scope(b),
+      id: rule.id,
+      ...(rule.session ? { session: rule.session } : {}),
+      json: false,
+      tilde: false,
+      what: rule.what,
+    },
+  };
 }
 
 // No session id holds U+0000: a block, entry or fact never opens as a message, nor one of them as another.
 const FACT_SCOPE = "\u0000fact:";
-// A checkpoint's bytes (LangGraph's, base64 inside) never open as a message of its session, nor one as the other.
-const CHECKPOINT_SCOPE = "\u0000checkpoint:";
-// A LangGraph store item's scope (sql/graph-store/): its namespace, joined by ".", after a prefix no other kind has.
-const ITEM_SCOPE = "\u0000item:";
 
-const RULES: { [K in CodecKind]: Rule<K> } = {
+const RULES: { [K in CodecKind]: Rule<CodecBindings[K]> } = {
   message: {
     label: "message",
     scope: (b) => b.sessionId,
@@ -130,23 +179,6 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
     tilde: false,
     what: (b) => `Fact "${b.id}" of scope "${b.scope}"`,
   },
-  checkpoint: {
-    label: "message",
-    scope: (b) => CHECKPOINT_SCOPE + b.sessionId,
-    id: (b) => b.id,
-    session: (b) => b.sessionId,
-    json: false,
-    tilde: false,
-    what: (b) => `a checkpoint row of session "${b.sessionId}"`,
-  },
-  item: {
-    label: "message",
-    scope: (b) => ITEM_SCOPE + b.namespace,
-    id: (b) => b.key,
-    json: false,
-    tilde: false,
-    what: (b) => `Item "${b.key}" of namespace "${b.namespace}"`,
-  },
   name: {
     label: "name",
     scope: (b) => b.sessionId,
@@ -158,28 +190,42 @@ const RULES: { [K in CodecKind]: Rule<K> } = {
   },
 };
 
-/** True when the kind's values are opened with their session owner's keys (the caller gives no owner). */
-export function boundToSession(kind: CodecKind): boolean {
-  return RULES[kind].session !== undefined;
-}
+/** A kind of sealed column: the session store's, by its name, or a room's. */
+export type AnyKind = CodecKind | RoomKind<never>;
+
+/** The ids a value of kind `T` is bound to. */
+export type BindingOf<T extends AnyKind> = T extends CodecKind
+  ? CodecBindings[T]
+  : T extends RoomKind<infer B>
+    ? B
+    : never;
+
+// The rule of a kind (a room's travels with it).
+const ruleOf = <T extends AnyKind>(kind: T): Rule<BindingOf<T>> =>
+  (typeof kind === "string" ? RULES[kind as CodecKind] : (kind as RoomKind<never>).rule) as Rule<
+    BindingOf<T>
+  >;
+
+const nameOf = (kind: AnyKind): string => (typeof kind === "string" ? kind : kind.name);
 
 /** The stored form of `value`: sealed under `key`, or its clear form (key null). */
-export function encode<K extends CodecKind>(
-  kind: K,
+export function encode<T extends AnyKind>(
+  kind: T,
   key: Uint8Array | null,
-  binding: CodecBindings[K],
+  binding: BindingOf<T>,
   value: string,
 ): string {
-  const rule = RULES[kind] as Rule<K>;
+  const rule = ruleOf(kind);
   if (key === null) return rule.tilde && value.startsWith("~") ? `~${value}` : value;
   const id = rule.id(binding);
-  if (id === undefined) throw new SessionError("STORAGE", `A ${kind} was to be sealed without its id`);
+  if (id === undefined)
+    throw new SessionError("STORAGE", `A ${nameOf(kind)} was to be sealed without its id`);
   return sealContent(key, rule.scope(binding), id, rule.json ? JSON.stringify(value) : value, rule.label);
 }
 
 /** True when a stored value of `kind` is sealed (not its clear form). */
-export function isSealedValue(kind: CodecKind, stored: string): boolean {
-  if (RULES[kind].tilde && stored.startsWith("~~")) return false;
+export function isSealedValue(kind: AnyKind, stored: string): boolean {
+  if (ruleOf(kind).tilde && stored.startsWith("~~")) return false;
   return isSealed(stored);
 }
 
@@ -190,14 +236,14 @@ export function isSealedValue(kind: CodecKind, stored: string): boolean {
  * without its codec keys), without a key for the owner, with a wrong key, or for a value changed or moved to
  * another row.
  */
-export function decode<K extends CodecKind>(
-  kind: K,
+export function decode<T extends AnyKind>(
+  kind: T,
   keys: CodecKeys | undefined,
   owner: string | null | undefined,
-  binding: CodecBindings[K],
+  binding: BindingOf<T>,
   stored: string,
 ): string {
-  const rule = RULES[kind] as Rule<K>;
+  const rule = ruleOf(kind);
   if (rule.tilde && stored.startsWith("~~")) return stored.slice(1);
   if (!isSealed(stored)) return stored;
   // The row's description is built only for a refusal (reads of sealed rows are hot).
@@ -240,13 +286,13 @@ export function hasNamedKey(keys: CodecKeys | undefined, owner: string | null, s
 }
 
 /** {@link decode} of a sealed value with the key that sealed it (a rotation knows it). */
-export function decodeWith<K extends CodecKind>(
-  kind: K,
+export function decodeWith<T extends AnyKind>(
+  kind: T,
   key: Uint8Array,
-  binding: CodecBindings[K],
+  binding: BindingOf<T>,
   stored: string,
 ): string {
-  const rule = RULES[kind] as Rule<K>;
+  const rule = ruleOf(kind);
   let text: string;
   try {
     text = openContent(key, rule.scope(binding), stored, rule.id(binding), rule.label);
