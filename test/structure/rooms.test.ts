@@ -152,14 +152,21 @@ for (const [engine, migrations] of [
       "versions 1..latest, once each, in order",
     );
     const part = engine === "SQLite" ? ("sqlite" as const) : ("postgres" as const);
-    const claimed = Object.fromEntries(ROOMS.map((r) => [r.name, r[part].migrations.map((m) => m.version)]));
-    // Released: a database migrated before the rooms must not migrate again.
-    assert.deepEqual(
-      claimed,
+    // Released: a database migrated before must not migrate again, so a released room keeps its versions; a new
+    // room's versions are its own (the count above holds them once each), and need no line here.
+    const released: Record<string, number[]> =
       engine === "SQLite"
         ? { checkpoints: [27, 30], "graph-store": [28] }
-        : { checkpoints: [26, 29], "graph-store": [27] },
-    );
+        : { checkpoints: [26, 29], "graph-store": [27] };
+    for (const [name, versions] of Object.entries(released)) {
+      const room = ROOMS.find((r) => r.name === name);
+      assert.ok(room, `released room ${name} is listed`);
+      assert.deepEqual(
+        room[part].migrations.map((m) => m.version).slice(0, versions.length),
+        versions,
+        `${name}'s released versions`,
+      );
+    }
   });
 }
 
