@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { RegistryCapableStore } from "../src/contract/registry.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { AUTHOR_QUESTIONS, seedAuthors } from "../src/testing/contract/author-recall.spec.js";
 import { ids } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "./helpers/encryption.js";
 import { sqliteFiles } from "./helpers/purge.js";
@@ -45,7 +45,7 @@ test("SQLite: an encrypted owner's turns are ordered by their authors as the sam
 test("PGlite: an encrypted owner's turns are ordered by their authors as the same turns in clear", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const store = await PostgresStore.open(await PGlite.create(), { keyring: randomKeyring(["alice"]) });
+  const store = await PostgresStore.open(await newPGlite(), { keyring: randomKeyring(["alice"]) });
   try {
     assert.deepEqual(
       await orders(store),

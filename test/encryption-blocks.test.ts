@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { memoryDirectoryKey } from "../src/context/block-keys.js";
 import { EntrySearchProvider } from "../src/context/providers.js";
@@ -16,6 +16,7 @@ import { PostgresStore } from "../src/postgres/index.js";
 import { Session } from "../src/session/session.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "./helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "./helpers/purge.js";
@@ -247,9 +248,9 @@ test("PGlite: an encrypted owner's blocks and entries are sealed, read back, sea
   const root = mkdtempSync(join(tmpdir(), "agent-session-sealblk-pglite-"));
   try {
     const dataDir = join(root, "db");
-    const db = await PGlite.create({ dataDir, extensions: { pageinspect } });
+    const db = await newPGlite({ dataDir, extensions: { pageinspect } });
     // The same seed in clear lives in another database: its words would be in this one's files.
-    const clearDb = await PGlite.create();
+    const clearDb = await newPGlite();
     await postgresRound(db, "sealed", clearDb);
     await clearDb.close();
     await db.close();
@@ -288,7 +289,7 @@ function filesUnder(root: string): string[] {
 test("PGlite: while a rotation is under way, a search finds entries sealed under either key", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const old = randomKeyring(["alice"]);
     const store = await PostgresStore.open(db, { schema: "rotating", keyring: old });

@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { ChangeEvent } from "../src/contract/feed.js";
 import type { TransferItem } from "../src/contract/transfer.js";
@@ -17,6 +17,7 @@ import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { keyId, openContent, sealContent, sealedStart } from "../src/store/crypto/seal.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring, seedOwners } from "./helpers/encryption.js";
 import {
@@ -155,7 +156,7 @@ test("free text that starts like sealed content round-trips as a block on SQLite
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
   const sqlite = new SqliteStore(join(dir, "blocks.db"));
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const pglite = await PostgresStore.open(db, { schema: "blocks" });
   for (const store of [sqlite, pglite]) {
     await store.blocks.setBlock("notes", LOOKALIKE);
@@ -259,7 +260,7 @@ test("PGlite: sealed summaries in the table and the log, no plaintext in pages o
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
   const dataDir = join(dir, "pglite");
-  const db = await PGlite.create({ dataDir, extensions: { pageinspect } });
+  const db = await newPGlite({ dataDir, extensions: { pageinspect } });
   const { store, alice } = await postgresScenario(db, "sealed");
   await db.query("CHECKPOINT");
   assert.equal(total(await markersInRelations(db, "sealed", SUMMARY_SECRET)), 0);

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { SessionStore } from "../src/contract/store.js";
 import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { randomKeyring } from "./helpers/encryption.js";
 
@@ -56,7 +56,7 @@ for (const end of ["delete", "erase"] as const) {
   test(`PGlite: a session this store ${end}s and creates again for another owner is read as the new owner's`, {
     skip: pgliteSwitchedOff() ?? false,
   }, async () => {
-    const db = await PGlite.create();
+    const db = await newPGlite();
     const keyring = randomKeyring(["alice", "bob"]);
     const a = await PostgresStore.open(db, { schema: "owner_changed", keyring });
     const b = await PostgresStore.open(db, { schema: "owner_changed", keyring });

@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SessionMessage } from "../src/contract/message.js";
 import type { TransferItem } from "../src/contract/transfer.js";
@@ -14,6 +14,7 @@ import { SessionManager } from "../src/manager/manager.js";
 import { MemoryStore } from "../src/memory/store.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences, randomKeyring, SECRET, said, seedOwners, textOf } from "./helpers/encryption.js";
 import { readsBack, refusals } from "./helpers/encryption-postgres.js";
@@ -100,7 +101,7 @@ test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, a
   try {
     const dataDir = join(dir, "db");
     const keyring = randomKeyring(["alice"]);
-    let db: PGlite = await PGlite.create({ dataDir, extensions: { pageinspect } });
+    let db: PGlite = await newPGlite({ dataDir, extensions: { pageinspect } });
     let store = await PostgresStore.open(db, { schema: "sealed", keyring });
     const { alice, bob } = await seedOwners(store);
     await readsBack(store, alice);
@@ -118,14 +119,14 @@ test("PGlite: sealed round trip, no plaintext in its pages or files, refusals, a
     assert.ok(occurrences(filesUnder(dataDir), "bob plain words") > 0, "the file check reads what it should");
     const copy = join(dir, "copy");
     cpSync(dataDir, copy, { recursive: true });
-    db = await PGlite.create({ dataDir });
+    db = await newPGlite({ dataDir });
     store = await PostgresStore.open(db, { schema: "sealed", keyring });
     await SessionManager.create(store).eraseOwner("alice");
     assert.equal(keyring.keys.has("alice"), false);
     await store.close();
     await db.close();
     // The copy taken before the erasure still holds alice's sealed rows and her key check; the key is gone.
-    const old = await PGlite.create({ dataDir: copy });
+    const old = await newPGlite({ dataDir: copy });
     const backup = await PostgresStore.open(old, { schema: "sealed", keyring });
     await assert.rejects(backup.session(alice).getHistory(), { code: "DECRYPT_FAILED" });
     await backup.close();
@@ -147,7 +148,7 @@ test("a keyring is refused where it would do nothing or is malformed", () => {
 test("PGlite: an encrypted owner's media stays inline and sealed; an import into a keyring store seals again", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const keyring = randomKeyring(["alice"]);
   const store = await PostgresStore.open(db, { schema: "media", keyring });
   try {
@@ -192,7 +193,7 @@ test("PGlite: an encrypted owner's media stays inline and sealed; an import into
 test("PGlite: a sealed append is as many statements as a clear one once the owner's key is known", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
   try {
     const manager = SessionManager.create(store);

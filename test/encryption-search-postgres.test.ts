@@ -4,7 +4,6 @@
 // a wrong or missing key is DECRYPT_FAILED; an edit is indexed again; erasure and a purge leave none of its tokens.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
 import { SessionManager } from "../src/manager/manager.js";
@@ -13,6 +12,7 @@ import { blindTokensOf } from "../src/search/blind-tokens.js";
 import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import {
   dropSchema,
   pgliteSwitchedOff,
@@ -241,7 +241,7 @@ describe("blind index on the PostgreSQL server", { skip: unavailable ?? false },
 
 describe("blind index on PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
   blindIndexTests("PGlite", async () => {
-    const db = await PGlite.create({ extensions: { pageinspect } });
+    const db = await newPGlite({ extensions: { pageinspect } });
     return { db, schema: (name) => `blind_${name}`, close: () => db.close() };
   });
 });
@@ -249,7 +249,7 @@ describe("blind index on PGlite", { skip: pgliteSwitchedOff() ?? false }, () => 
 test("PGlite: a search of a known encrypted owner takes no more statements than one in clear", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const clear = await PostgresStore.open(db, { schema: "counted_clear" });
   const sealed = await PostgresStore.open(db, { schema: "counted", keyring: randomKeyring(["alice"]) });
   try {

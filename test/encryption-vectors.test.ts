@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { StoreVectors } from "../src/search/vectors/channel.js";
@@ -15,6 +14,7 @@ import type { Embedder } from "../src/search/vectors/types.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { randomKeyring, SECRET } from "./helpers/encryption.js";
 import { testEmbedder } from "./vectors/embedder.js";
@@ -70,7 +70,7 @@ test("SQLite: an encrypted owner's messages get no vector and are found through 
 test("PGlite: an encrypted owner's messages get no vector and are found through the blind index", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     await checkNoVectorsForTheKeyedOwner((embedder) =>
       PostgresStore.open(db, { embedder, keyring: randomKeyring(["alice"]) }),

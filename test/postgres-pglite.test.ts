@@ -2,7 +2,6 @@
 // creating one costs seconds, TRUNCATE between tests costs milliseconds.
 import assert from "node:assert/strict";
 import { after, describe, it, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import {
   PostgresContextProvider,
   PostgresSearchProvider,
@@ -12,6 +11,7 @@ import {
 import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { runProviderContract } from "../src/testing/index.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { checkTree, pgliteSwitchedOff, truncateAll } from "./fixtures/postgres-db.js";
 
 /** node:test, injected into the contract suite as a user's runner would be. */
@@ -19,7 +19,7 @@ const runner = { describe, it };
 
 /** The contract and the PGlite-specific checks, on one instance. */
 async function onPglite(): Promise<void> {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const options = { schema: "agent_session" };
   const t = tableNames(options);
   await PostgresStore.open(db, options);

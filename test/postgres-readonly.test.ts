@@ -2,13 +2,13 @@
 // them: it is told so with READONLY and what to do, on PGlite and on the server when one is reachable.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { POSTGRES_SCHEMA_VERSION } from "../src/postgres/schema.js";
 import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import {
   dropSchema,
   PG_URL,
@@ -26,7 +26,7 @@ const older = POSTGRES_SCHEMA_VERSION - 1;
 test("PGlite: a read-only transaction on older tables gets READONLY; a writable one migrates them", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const options = { schema: "agent_session" };
     const store = await PostgresStore.open(db, options);

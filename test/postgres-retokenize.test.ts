@@ -2,7 +2,6 @@
 // one is reachable.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { Query } from "../src/sql/engines/postgres/client.js";
 import { sessionLexeme } from "../src/sql/engines/postgres/fts.js";
@@ -10,6 +9,7 @@ import { tableNames } from "../src/sql/engines/postgres/tables.js";
 import { retokenizeCjk } from "../src/sql/search/postgres-retokenize.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 
 // The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
@@ -85,7 +85,7 @@ async function check(
 test("PGlite: rows indexed before CJK pairs are indexed again on open", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     await check(db, db, "agent_session");
   } finally {

@@ -2,11 +2,11 @@
 // leave unmarked). An overlay removed between the two reads must not hide an older one from the second.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../src/postgres/store.js";
 import type { Executor, Query } from "../src/sql/engines/postgres/client.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 
 // The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
@@ -45,7 +45,7 @@ async function overlayRemovedBetweenReads(store: PostgresStore): Promise<void> {
 test("an overlay removed between the two overlay reads leaves the older one that covers a hit found", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = new PGlite();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db);
   try {
     await overlayRemovedBetweenReads(store);

@@ -4,13 +4,13 @@
 // many candidates walk (src/sql/search/postgres-text-parents.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { SessionMessage } from "../src/contract/message.js";
 import type { TransferItem } from "../src/contract/transfer.js";
 import { PostgresStore } from "../src/postgres/store.js";
 import type { Executor, Query } from "../src/sql/engines/postgres/client.js";
 import { ids, msg } from "../src/testing/contract/harness.js";
 import { citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 
 // The cluster's schema first, before any test is registered: a root-level `after` added once the earlier tests
@@ -47,7 +47,7 @@ async function walkEnds(store: PostgresStore): Promise<void> {
 test("a walk through messages without text may end at a root, and passes a message an update left without words", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = new PGlite();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db);
   try {
     await walkEnds(store);
@@ -82,7 +82,7 @@ if (cluster) {
 test("4,000 candidates each behind a tool step: the statement's estimate stays under the JIT threshold", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = new PGlite();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db);
   try {
     const time = new Date(Date.UTC(2026, 0, 1)).toISOString();
@@ -129,7 +129,7 @@ test("4,000 candidates each behind a tool step: the statement's estimate stays u
 test("a session without messages without text reads no parent for the walk; one with them does", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = new PGlite();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db);
   try {
     const plain = store.session("plain");

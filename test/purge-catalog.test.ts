@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { hasFactStore } from "../src/contract/facts.js";
 import { SessionManager } from "../src/manager/manager.js";
@@ -16,6 +16,7 @@ import { STATISTIC } from "../src/sql/purge/postgres-catalog.js";
 import type { PurgeReport } from "../src/store/purge.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import {
   dropSchema,
   PG_URL,
@@ -48,7 +49,7 @@ test("PGlite data directory: an erased owner's words are in no file after the pu
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
   const dataDir = join(dir, "pglite");
-  let db = await PGlite.create({ dataDir });
+  let db = await newPGlite({ dataDir });
   let store = await PostgresStore.open(db, { schema: "files" });
   const manager = SessionManager.create(store);
   const kept = await manager.create("kept notes", { owner: "keeper" });
@@ -77,7 +78,7 @@ test("PGlite data directory: an erased owner's words are in no file after the pu
   assert.deepEqual(holding(dataDir), [], "no file of the data directory holds the marker after the purge");
   await store.close();
   await db.close();
-  db = await PGlite.create({ dataDir });
+  db = await newPGlite({ dataDir });
   store = await PostgresStore.open(db, { schema: "files" });
   for (let i = 0; i < 200; i++) await store.session(kept.id).appendMessage(msg(`n${i}`, `later words ${i}`));
   assert.equal((await store.session(kept.id).getHistory()).length, 201);

@@ -6,11 +6,11 @@
 // connection. PGlite reports the step complete.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { DeadRows, deadRowsKept } from "../src/sql/purge/postgres-dead-rows.js";
 import type { PurgeReport } from "../src/store/purge.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "./fixtures/postgres-db.js";
 import { startPrivatePostgres } from "./fixtures/private-postgres.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
@@ -108,7 +108,7 @@ test("on a Citus coordinator: each worker's relayed count, named by shard and wo
 test("PGlite purge: the dead rows step runs and is complete", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const store = await PostgresStore.open(db, { schema: "dead" });
   try {
     await writeAndDelete(store);

@@ -2,11 +2,11 @@
 // the store's relations (tables, TOAST tables, indexes), read with pageinspect's get_raw_page.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import pg from "pg";
 import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
 import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 import {
@@ -323,7 +323,7 @@ test("citus purge: a snapshot open on a worker since before the deletes: the wai
 test("PGlite purge: erased owners' stream chunks, key rows and statistics are gone", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create({ extensions: { pageinspect } });
+  const db = await newPGlite({ extensions: { pageinspect } });
   const store = await PostgresStore.open(db, { schema: "reach", keyring: reachKeyring() });
   try {
     await streamKeyAndErase(store, () => analyzeSchema(db, "reach"));
@@ -345,7 +345,7 @@ test("PGlite purge: erased owners' stream chunks, key rows and statistics are go
 test("PGlite purge: deleted text is in no page after purge()", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create({ extensions: { pageinspect } });
+  const db = await newPGlite({ extensions: { pageinspect } });
   const store = await PostgresStore.open(db, { schema: "purged" });
   try {
     await writeAndDelete(store);

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { SessionManager } from "../src/manager/manager.js";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { StoreVectors } from "../src/search/vectors/channel.js";
@@ -15,6 +14,7 @@ import type { Embedder } from "../src/search/vectors/types.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { aliceKeyring, newKey } from "./helpers/rekey-places.js";
 import { sqlTagAgent } from "./helpers/sql-tag.js";
@@ -89,7 +89,7 @@ test("SQLite: sealClear drops the vectors of the owner's messages", async () => 
 test("PGlite: sealClear drops the vectors of the owner's messages", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     await dropsAlicesVectors(
       (embedder, keyring) => PostgresStore.open(db, { embedder, ...(keyring ? { keyring } : {}) }),

@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { mock, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../src/postgres/store.js";
 import { FACTS_RECHECK_MS } from "../src/search/facts.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { fact } from "../src/testing/contract/facts-harness.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 
 const Database = loadBetterSqlite3();
@@ -49,7 +49,7 @@ async function sqlitePlace(): Promise<Place> {
 }
 
 async function pglitePlace(): Promise<Place> {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   let statements = 0;
   for (const method of ["query", "exec"] as const) {
     const original = db[method].bind(db) as (...args: unknown[]) => unknown;

@@ -1,7 +1,6 @@
 // A refused input says which field broke which rule as data (SessionError.issues), beside the message for humans.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { userModelMessageSchema } from "ai";
 import { z } from "zod";
 import { MemorySessionStorage } from "../src/agent/index.js";
@@ -21,6 +20,7 @@ import { SqliteStore } from "../src/sqlite/store.js";
 import { batchBounds } from "../src/store/history-stream.js";
 import { assertTransferAttachment, assertTransferMessage } from "../src/store/transfer/schema.js";
 import { assertTransferItem } from "../src/store/transfer/validate.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { assertSessionError, rejectsWithIssue } from "./helpers/session-error.js";
 
@@ -298,7 +298,7 @@ test("SQLite store options and sources name the refused field in issues", () => 
 test("Postgres store options and sources name the refused field in issues", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const refused: [() => unknown, string, SessionIssueRule][] = [
       [() => new PostgresStore(db, { schema: "not an identifier" }), "schema", "format"],

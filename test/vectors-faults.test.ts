@@ -3,13 +3,13 @@
 // its batch and later writes are still embedded; the refusal is recorded, not retried until the text changes).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../src/postgres/store.js";
 import { embedText, MAX_EMBED_BYTES } from "../src/search/vectors/embed.js";
 import type { Embedder } from "../src/search/vectors/types.js";
 import { loadBetterSqlite3 } from "../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../src/sqlite/store.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { newPGlite } from "./fixtures/pglite.js";
 import { pgliteSwitchedOff } from "./fixtures/postgres-db.js";
 import { testVector } from "./vectors/embedder.js";
 import { channel, describeTargets, seed, TEXTS, until, withStorage } from "./vectors/helpers.js";
@@ -197,7 +197,7 @@ test("a vector table without the failure column gains it on first use (SQLite, P
   } finally {
     db.close();
   }
-  const pglite = await PGlite.create();
+  const pglite = await newPGlite();
   try {
     await pglite.query("CREATE SCHEMA legacy");
     await pglite.query(`CREATE TABLE legacy.agent_message_vectors ${old}`);

@@ -3,7 +3,6 @@
 // and a storage without a store with facts is UNSUPPORTED before anything is opened.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import {
   createSession,
   MemorySessionStorage,
@@ -16,6 +15,7 @@ import type { ExtractedFact, ExtractInput } from "../../src/facts/types.js";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { scriptedModel } from "./helpers/mock-model.js";
 import { turn } from "./helpers/session.js";
@@ -38,7 +38,7 @@ const answers = (n: number) => scriptedModel(Array.from({ length: n }, () => ({ 
 for (const [name, open] of [
   ["memory", async () => new MemoryStore()],
   ["SQLite", async () => new SqliteStore(":memory:")],
-  ["PGlite", async () => new PostgresStore(new PGlite())],
+  ["PGlite", async () => new PostgresStore(await newPGlite())],
 ] as [string, () => Promise<Store>][]) {
   const skip = name === "PGlite" ? (pgliteSwitchedOff() ?? false) : false;
   describe(`agent sessions learn facts (${name})`, { skip }, () => {

@@ -3,7 +3,6 @@
 // as unknown on every path (load, list, append, save, delete, resume, fork).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import {
   createSession,
   forkSession,
@@ -17,6 +16,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { scriptedModel } from "./helpers/mock-model.js";
 import { turn } from "./helpers/session.js";
@@ -26,7 +26,7 @@ const notFound = (error: Error & { code?: string }) => error.code === "NOT_FOUND
 for (const [name, open] of [
   ["memory", async () => new MemoryStore()],
   ["SQLite", async () => new SqliteStore(":memory:")],
-  ["PGlite", async () => new PostgresStore(new PGlite())],
+  ["PGlite", async () => new PostgresStore(await newPGlite())],
 ] as [string, () => Promise<SessionStore & RegistryCapableStore>][]) {
   const skip = name === "PGlite" ? (pgliteSwitchedOff() ?? false) : false;
   describe(`agent storage owners (${name})`, { skip }, () => {

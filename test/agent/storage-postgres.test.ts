@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { PostgresSessionStorage, type SessionStorage } from "../../src/agent/index.js";
 import type { PostgresConnection } from "../../src/postgres/index.js";
 import { runStorageContract } from "../../src/testing/index.js";
 import { sampleState } from "../../src/testing/storage/fixtures.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { PG_URL, pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { serverSkip } from "./helpers/servers.js";
 
@@ -96,7 +97,7 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
   runStorageContract(runner, {
     name: "PostgresSessionStorage (PGlite)",
     create: async () => {
-      lite ??= await PGlite.create();
+      lite ??= await newPGlite();
       return new PostgresSessionStorage(lite, { schema: `lite_${++liteCounter}` });
     },
   });

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { writeExport } from "../../src/cli/transfer/export.js";
 import { readImport } from "../../src/cli/transfer/import.js";
@@ -19,6 +18,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { msg } from "../../src/testing/contract/harness.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { runCli, tempDir } from "./helpers.js";
 
@@ -103,7 +103,7 @@ const STORES: [string, () => Promise<{ store: Store; close: () => Promise<void> 
   [
     "PGlite",
     async () => {
-      const db = await PGlite.create();
+      const db = await newPGlite();
       const store = await PostgresStore.open(db, { schema: "owner_rows" });
       return {
         store,

@@ -3,13 +3,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import pg from "pg";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusSchema, markersOnCluster } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
@@ -69,7 +69,7 @@ const pglite: Backend = {
   name: "PGlite",
   skip: async () => pgliteSwitchedOff(),
   target: async () => {
-    const db = await PGlite.create({ extensions: { pageinspect } });
+    const db = await newPGlite({ extensions: { pageinspect } });
     return {
       open: async (keyring) =>
         PostgresStore.open(db, { schema: "eve_door", ...(keyring ? { keyring } : {}) }),

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { FactScope } from "../../src/contract/facts.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
@@ -16,6 +16,7 @@ import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import {
   dropSchema,
   pgliteSwitchedOff,
@@ -202,7 +203,7 @@ cases("SQLite (sql tag)", async () => sqlitePlace(true));
 cases(
   "PGlite",
   async () => {
-    const db = (await PGlite.create()) as unknown as Runner & PostgresSource;
+    const db = (await newPGlite()) as unknown as Runner & PostgresSource;
     return postgresPlace(db, "sealed_facts", () => (db as unknown as PGlite).close());
   },
   pgliteSwitchedOff() ?? false,

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { FactCapableStore } from "../../src/contract/facts.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
 import type { SearchItem } from "../../src/contract/search.js";
@@ -15,6 +14,7 @@ import { PostgresStore } from "../../src/postgres/store.js";
 import { factTables } from "../../src/sql/facts/postgres.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { fact, ownedSession } from "../../src/testing/contract/facts-harness.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "../helpers/encryption.js";
 import { aliceKeyring, newKey } from "../helpers/rekey-places.js";
@@ -89,7 +89,7 @@ test("an encrypted owner's facts get no vector on SQLite; a clear session's do",
 test("an encrypted owner's facts get no vector on PGlite; a clear session's do", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const store = await PostgresStore.open(await PGlite.create(), {
+  const store = await PostgresStore.open(await newPGlite(), {
     keyring: randomKeyring(["alice"]),
     embedder: testEmbedder().embed,
   });
@@ -152,7 +152,7 @@ test("sealing an owner's clear history drops her facts' vectors on SQLite; anoth
 test("sealing an owner's clear history drops her facts' vectors on PGlite; another owner's stay", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const plain = await PostgresStore.open(db, { embedder: testEmbedder().embed });
     await ownedSession(plain, "a", "alice", ["Guess what I got at the dealership today"]);

@@ -1,8 +1,8 @@
 // One check declared on PGlite and on the test server: the scaffolding the plan tests of the registry's indexes
 // share (test/registry-owner.test.ts, test/registry-source.test.ts).
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { openExecutor } from "../../src/sql/engines/postgres/client.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import {
   pgliteSwitchedOff,
   postgresUnavailable,
@@ -29,7 +29,7 @@ export async function onPgliteAndPostgres(
   check: PostgresCheck,
 ): Promise<void> {
   test(`PGlite: ${title}`, { skip: pgliteSwitchedOff() ?? false }, async () => {
-    const db = await PGlite.create();
+    const db = await newPGlite();
     try {
       await check(db, db, schema);
     } finally {

@@ -1,11 +1,12 @@
 // Where the Postgres key-rotation tests run (rekey-postgres*.test.ts): a server schema, PGlite and a Citus cluster
 // schema, each skipped with its printed reason when unreachable; alice's keyring, and a store opened on a place.
 import { after, describe } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import {
   dropSchema,
   pgliteSwitchedOff,
@@ -72,7 +73,7 @@ export async function onEveryPlace(cases: PlaceCases): Promise<void> {
   describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
     cases(
       "PGlite",
-      async (name) => ({ db: (await PGlite.create()) as unknown as Runner & PostgresSource, schema: name }),
+      async (name) => ({ db: (await newPGlite()) as unknown as Runner & PostgresSource, schema: name }),
       (p) => (p.db as unknown as PGlite).close(),
     );
   });

@@ -2,12 +2,12 @@
 // keyring stores on one database (PGlite or the test server), as two processes would be, the rows a session holds
 // (sealed or not) and the statements sent so far.
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import { PostgresStore } from "../../src/postgres/index.js";
 import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "./encryption.js";
 
@@ -41,7 +41,7 @@ function counted(target: object, methods: readonly string[]): () => number {
 
 /** A new in-process PGlite database, its stores in schema `schema`. */
 export async function pglitePlace(schema: string): Promise<Place> {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   const rows: Rows = async (sql) => (await db.query<{ id: string; sealed: boolean }>(sql)).rows;
   return { source: db, schema, rows, statements: counted(db, ["query", "exec"]), done: () => db.close() };
 }

@@ -10,7 +10,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import pg from "pg";
@@ -23,6 +22,7 @@ import { messageText } from "../../src/message/text.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { runFixture } from "../helpers/child.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
@@ -198,7 +198,7 @@ async function postgresTarget(): Promise<Target> {
 
 // PGlite is one process: the "other process" is a second store over the same database handle.
 async function pgliteTarget(): Promise<Target> {
-  const db = await PGlite.create({ extensions: { pageinspect } });
+  const db = await newPGlite({ extensions: { pageinspect } });
   return {
     open: async (keyring) => PostgresStore.open(db, { schema: "lg_graph", ...(keyring ? { keyring } : {}) }),
     onDisk: async (word) => total(await markersInRelations(db, "lg_graph", word)),

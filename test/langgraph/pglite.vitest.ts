@@ -1,10 +1,11 @@
 // LangGraph's checkpoint conformance suite on PGlite (in process): one PGlite, a schema per checkpointer. Skipped
 // with AGENT_SESSION_PGLITE=off (.ci/run's Node 24 run, whose first run ran it).
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { validate } from "@langchain/langgraph-checkpoint-validation";
 import { it } from "vitest";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 
 const off = pgliteSwitchedOff();
@@ -18,7 +19,7 @@ if (off) {
   validate({
     checkpointerName: "agent-session PGlite",
     beforeAll: async () => {
-      db = await PGlite.create();
+      db = await newPGlite();
     },
     // Starting PGlite (its WebAssembly) passes the suite's default 10 s on a loaded machine.
     beforeAllTimeout: 120_000,

@@ -4,11 +4,11 @@
 // every such write failed STORAGE before); and a put whose delta lost its base goes again in full.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { AgentSessionSaver } from "../../src/langgraph/index.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const meta = { source: "loop" as const, step: 0, parents: {} };
@@ -39,7 +39,7 @@ async function ownedThread(store: PostgresStore): Promise<void> {
 test("PGlite: an owner's thread in clear takes its checkpoints and pending writes", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const store = await PostgresStore.open(db, { schema: "saver" });
     await ownedThread(store);

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { Annotation, StateGraph } from "@langchain/langgraph";
 import { type BaseStore, InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { AgentSessionStore } from "../../src/langgraph/index.js";
@@ -15,6 +14,7 @@ import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { citusSchema } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { sqliteFiles } from "../helpers/purge.js";
@@ -103,7 +103,7 @@ const backends: Open[] = [
     name: "PGlite",
     skip: async () => pgliteSwitchedOff(),
     open: async () => {
-      const db = await PGlite.create();
+      const db = await newPGlite();
       const store = await PostgresStore.open(db, { schema: "lgstore" });
       const close = async () => {
         await store.close();

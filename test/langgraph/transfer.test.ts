@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { writeExport } from "../../src/cli/transfer/export.js";
@@ -22,6 +22,7 @@ import type { PostgresSource } from "../../src/sql/engines/postgres/client.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import {
   dropSchema,
   pgliteSwitchedOff,
@@ -248,7 +249,7 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
   cases("PGlite", async (name, keyring) => {
     let db = dbs.get(name);
     if (!db) {
-      db = await PGlite.create();
+      db = await newPGlite();
       dbs.set(name, db);
     }
     // A store's close leaves the PGlite open for the case's next store on it.

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
@@ -33,6 +32,7 @@ import {
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
 import { citusSchema } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-value-refs-"));
@@ -306,7 +306,7 @@ const pgRows =
 test("PGlite: input rows go as references to the values that took them", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const store = await PostgresStore.open(db, { schema: "inputs" });
     const other = await PostgresStore.open(db, { schema: "inputs" });

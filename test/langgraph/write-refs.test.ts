@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
@@ -28,6 +27,7 @@ import { locate, parseRef, refType, resolve } from "../../src/sql/checkpoints/wr
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { randomKeyring } from "../../src/testing/privacy/keyless-writes.js";
 import { citusSchema } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { inOwnSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-write-refs-"));
@@ -224,7 +224,7 @@ const pgRows =
 test("PGlite: messages writes go as references to values", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const store = await PostgresStore.open(db, { schema: "refs" });
     const other = await PostgresStore.open(db, { schema: "refs" });

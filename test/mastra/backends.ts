@@ -4,12 +4,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusSchema, markersOnCluster } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
@@ -62,7 +62,7 @@ export async function backends(name: string): Promise<Backend[]> {
       name: "PGlite",
       skip: async () => pgliteSwitchedOff(),
       open: async (options = {}) => {
-        const db = await PGlite.create({ extensions: { pageinspect } });
+        const db = await newPGlite({ extensions: { pageinspect } });
         const store = await PostgresStore.open(db, { schema: "mastra", ...options });
         return {
           store,

@@ -3,7 +3,6 @@
 // removes the blocks recorded for a session whatever label wrote them. On memory, SQLite, PGlite and Postgres.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { API_ROUTES } from "../../src/cli/serve/api.js";
 import type { ContextCapableStore } from "../../src/contract/context.js";
@@ -15,6 +14,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { tempDir } from "../cli/helpers.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { call, httpClient } from "./helpers.js";
 
@@ -50,7 +50,7 @@ const BACKENDS: Backend[] = [
     name: "PGlite",
     skip: pgliteSwitchedOff() ?? false,
     async open() {
-      const db = await PGlite.create();
+      const db = await newPGlite();
       const store = await PostgresStore.open(db, { schema });
       return {
         store,

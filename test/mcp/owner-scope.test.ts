@@ -2,7 +2,6 @@
 // and another owner's session reads exactly as an unknown id does.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ContextCapableStore } from "../../src/contract/context.js";
 import type { RegistryCapableStore } from "../../src/contract/registry.js";
@@ -11,6 +10,7 @@ import { startMcpHttp } from "../../src/mcp/index.js";
 import { PostgresStore } from "../../src/postgres/store.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { tempDir } from "../cli/helpers.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { fillOwners } from "./fixture.js";
 import { call, httpClient } from "./helpers.js";
@@ -40,7 +40,7 @@ const BACKENDS: Backend[] = [
     name: "PGlite",
     skip: pgliteSwitchedOff() ?? false,
     async open() {
-      const db = await PGlite.create();
+      const db = await newPGlite();
       const store = await PostgresStore.open(db, { schema });
       const dispose = async () => {
         await store.close();

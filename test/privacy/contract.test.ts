@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PostgresStore } from "../../src/postgres/index.js";
@@ -16,6 +15,7 @@ import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runPrivacyContract } from "../../src/testing/index.js";
 import { citusSchema, markersOnCluster, onEveryNode } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { filesUnder, markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
@@ -61,7 +61,7 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
         // A data directory on disk: its files are the app's, copied and backed up as a SQLite file is, so every
         // byte of them counts (the WAL segments and the catalog's pages too), not only the store's relations.
         const dataDir = join(dir, `pglite-${n++}`);
-        const db = await PGlite.create({ dataDir, extensions: { pageinspect, vector } });
+        const db = await newPGlite({ dataDir, extensions: { pageinspect, vector } });
         const store = await PostgresStore.open(db, { schema: "privacy", changeLog: true, embedder });
         return {
           store,

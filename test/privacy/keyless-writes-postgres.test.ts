@@ -2,13 +2,13 @@
 // cluster: a store without alice's key refuses every write and search of hers, no page (on any node) holds a
 // refused write (docs/PRIVACY.md, "Refusals").
 import { after, describe, it } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { POSTGRES_OWNER_DATA } from "../../src/sql/owner-data/postgres.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { runKeylessContract } from "../../src/testing/index.js";
 import { citusPool, citusUnavailable, markersOnCluster } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { postgresRace } from "../helpers/key-race.js";
 import { markersInRelations, total } from "../helpers/purge.js";
@@ -23,7 +23,7 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
       name: "PGlite",
       declaration: POSTGRES_OWNER_DATA,
       create: async () => {
-        const db = await PGlite.create({ extensions: { pageinspect } });
+        const db = await newPGlite({ extensions: { pageinspect } });
         return {
           open: (keyring) =>
             PostgresStore.open(db, { schema: "keyless", changeLog: true, ...(keyring ? { keyring } : {}) }),

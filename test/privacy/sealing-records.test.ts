@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import type { ContextCapableStore } from "../../src/contract/context.js";
 import { SessionError } from "../../src/errors.js";
 import { SessionManager } from "../../src/manager/manager.js";
@@ -15,6 +14,7 @@ import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
 import { citusPool, citusUnavailable } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { randomKeyring } from "../helpers/encryption.js";
 
@@ -155,7 +155,7 @@ test("SQLite: a key rotation re-seals each block and entry for its record's owne
 test("PGlite: a block or entry is sealed under its record's owner's key, an unrecorded one by the suffix rule", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const keyring = randomKeyring(["alice", "bob"]);
     const store = await PostgresStore.open(db, { keyring });
@@ -170,7 +170,7 @@ test("PGlite: a block or entry is sealed under its record's owner's key, an unre
 test("PGlite: a key rotation re-seals each block and entry for its record's owner", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const at = rotating(["alice", "bob"]);
     const store = await PostgresStore.open(db, { keyring: at.keyring });

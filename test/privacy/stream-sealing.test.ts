@@ -7,12 +7,12 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { StreamCapableStore } from "../../src/contract/streams.js";
 import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { pgliteSwitchedOff } from "../fixtures/postgres-db.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { markersInRelations, sqliteFiles, total } from "../helpers/purge.js";
@@ -83,7 +83,7 @@ test("SQLite: an encrypted owner's stream chunks are sealed, replay whole, and a
 test("PGlite: an encrypted owner's stream chunks are sealed in every page and replay whole; without the key, DECRYPT_FAILED", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create({ extensions: { pageinspect } });
+  const db = await newPGlite({ extensions: { pageinspect } });
   try {
     const schema = "streams";
     const keyring = randomKeyring(["alice"]);
@@ -105,7 +105,7 @@ test("PGlite: an encrypted owner's stream chunks are sealed in every page and re
 test("PGlite: a store that found a session's stream in clear refuses its next chunks once another store gave the owner a key", {
   skip: pgliteSwitchedOff() ?? false,
 }, async () => {
-  const db = await PGlite.create();
+  const db = await newPGlite();
   try {
     const schema = "stream_guard";
     const plain = await PostgresStore.open(db, { schema });

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { ContextCapableStore } from "../../src/contract/context.js";
 import type { SessionMessage } from "../../src/contract/message.js";
 import type { SessionStore } from "../../src/contract/store.js";
@@ -11,6 +11,7 @@ import { PostgresStore } from "../../src/postgres/index.js";
 import type { QueryLimits } from "../../src/search/limits.js";
 import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
@@ -86,7 +87,7 @@ function pglite(): ProbeBackend {
   return {
     name: "postgres (PGlite)",
     async open(limits, messages, entries) {
-      db ??= await PGlite.create();
+      db ??= await newPGlite();
       const store = new PostgresStore(db, { schema: `probe_${++opened}`, queryLimits: limits });
       await fill(store, messages, entries);
       return store;

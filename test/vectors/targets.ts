@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { MemoryStore } from "../../src/memory/store.js";
 import { PostgresStore } from "../../src/postgres/store.js";
@@ -10,6 +10,7 @@ import type { PostgresQueryable } from "../../src/sql/engines/postgres/client.js
 import { loadBetterSqlite3 } from "../../src/sql/engines/sqlite/better-sqlite3.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { citusSchema } from "../fixtures/citus-db.js";
+import { newPGlite } from "../fixtures/pglite.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
 import { sqlTagAgent } from "../helpers/sql-tag.js";
 
@@ -258,7 +259,7 @@ export async function vectorTargets(): Promise<VectorTarget[]> {
     reopens: true,
     ...(pgliteSwitchedOff() ? { skip: pgliteSwitchedOff()! } : {}),
     fresh: async () => {
-      pglite ??= PGlite.create({ extensions: { vector } });
+      pglite ??= newPGlite({ extensions: { vector } });
       const db = await pglite;
       await dropSchema(db, "agent_session");
       return postgresStorage(db, "agent_session", async () => undefined);
