@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import type pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { citusSchema, markersOnCluster } from "./fixtures/citus-db.js";
+import { ownDatabase } from "./fixtures/own-database.js";
 import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { seedOwners, wholeOrGone } from "./helpers/erasure.js";
 import { markersInRelations, purgeUntilComplete, total } from "./helpers/purge.js";
@@ -102,8 +103,14 @@ const unavailable = await postgresUnavailable();
 // The cluster: one distributed schema, emptied for each case; its pages are read on every node. Set up before any
 // case is registered (see postgres-transfer.test.ts).
 const cluster = await citusSchema("erasure");
-const pool = unavailable ? undefined : testPool(4);
-if (pool) after(() => pool.end());
+// The server's cases on a database of their own: other test files' transactions do not hold their purges back.
+const own = unavailable ? undefined : await ownDatabase("erasure_postgres");
+const pool = own ? testPool(4, own.url) : undefined;
+if (pool)
+  after(async () => {
+    await pool.end();
+    await own?.drop();
+  });
 let schema = "";
 erasureCases(
   "Postgres",

@@ -7,6 +7,7 @@ import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import pg from "pg";
 import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
 import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
+import { ownDatabase } from "./fixtures/own-database.js";
 import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 import {
@@ -226,8 +227,14 @@ if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`
 // The cluster: one distributed schema, emptied for each case; its pages are read on the coordinator and on every
 // worker. Set up before any case is registered (see postgres-transfer.test.ts).
 const cluster = await citusSchema("purge");
-const pool = unavailable ? undefined : testPool(4);
-if (pool) after(() => pool.end());
+// The server's cases on a database of their own: other test files' transactions do not hold their purges back.
+const own = unavailable ? undefined : await ownDatabase("purge_postgres");
+const pool = own ? testPool(4, own.url) : undefined;
+if (pool)
+  after(async () => {
+    await pool.end();
+    await own?.drop();
+  });
 let schema = "";
 purgeCases(
   "Postgres",
