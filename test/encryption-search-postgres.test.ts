@@ -13,6 +13,7 @@ import { blindTokensOf } from "../src/search/blind-tokens.js";
 import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { ownDatabase } from "./fixtures/own-database.js";
 import {
   dropSchema,
   pgliteSwitchedOff,
@@ -228,10 +229,15 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
 
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the PostgreSQL server blind-index tests: ${unavailable}`);
+// A database of its own: other test files' transactions do not hold its purges back.
+const own = unavailable ? undefined : await ownDatabase("blind_index");
 
 describe("blind index on the PostgreSQL server", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
+  const pool = own ? testPool(4, own.url) : undefined;
+  after(async () => {
+    await pool?.end();
+    await own?.drop();
+  });
   blindIndexTests("server", async () => ({
     db: pool!,
     schema: (name) => `agent_session_blind_${name}_${process.pid}`,
