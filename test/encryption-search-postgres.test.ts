@@ -3,7 +3,7 @@
 // store's relations (the search column and its GIN index included); another owner's key matches nothing of theirs;
 // a wrong or missing key is DECRYPT_FAILED; an edit is indexed again; erasure and a purge leave none of its tokens.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
@@ -13,14 +13,8 @@ import { blindTokensOf } from "../src/search/blind-tokens.js";
 import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
-import { ownDatabase } from "./fixtures/own-database.js";
-import {
-  dropSchema,
-  pgliteSwitchedOff,
-  postgresUnavailable,
-  type Runner,
-  testPool,
-} from "./fixtures/postgres-db.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, type Runner } from "./fixtures/postgres-db.js";
 import { answers, SCOPES, seedTexts } from "./helpers/blind-search.js";
 import { randomKeyring, SECRET } from "./helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, total } from "./helpers/purge.js";
@@ -230,14 +224,9 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the PostgreSQL server blind-index tests: ${unavailable}`);
 // A database of its own: other test files' transactions do not hold its purges back.
-const own = unavailable ? undefined : await ownDatabase("blind_index");
+const pool = await ownDatabasePool("blind_index", unavailable);
 
 describe("blind index on the PostgreSQL server", { skip: unavailable ?? false }, () => {
-  const pool = own ? testPool(4, own.url) : undefined;
-  after(async () => {
-    await pool?.end();
-    await own?.drop();
-  });
   blindIndexTests("server", async () => ({
     db: pool!,
     schema: (name) => `agent_session_blind_${name}_${process.pid}`,

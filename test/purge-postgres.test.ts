@@ -1,14 +1,14 @@
 // store.purge() on Postgres and PGlite: after every kind of delete and a purge, the deleted text is in no page of
 // the store's relations (tables, TOAST tables, indexes), read with pageinspect's get_raw_page.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { PGlite } from "@electric-sql/pglite";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import pg from "pg";
 import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
 import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
-import { ownDatabase } from "./fixtures/own-database.js";
-import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 import {
   analyzeSchema,
@@ -228,13 +228,7 @@ if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`
 // worker. Set up before any case is registered (see postgres-transfer.test.ts).
 const cluster = await citusSchema("purge");
 // The server's cases on a database of their own: other test files' transactions do not hold their purges back.
-const own = unavailable ? undefined : await ownDatabase("purge_postgres");
-const pool = own ? testPool(4, own.url) : undefined;
-if (pool)
-  after(async () => {
-    await pool.end();
-    await own?.drop();
-  });
+const pool = await ownDatabasePool("purge_postgres", unavailable);
 let schema = "";
 purgeCases(
   "Postgres",

@@ -5,13 +5,13 @@
 // for the older transactions of its database, another file's are not) and, with a snapshot held on a worker, on the
 // Citus cluster.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import type { PurgeReport } from "../src/store/purge.js";
 import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
-import { ownDatabase } from "./fixtures/own-database.js";
-import { dropSchema, postgresUnavailable, type Runner, testPool } from "./fixtures/postgres-db.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
+import { dropSchema, postgresUnavailable, type Runner } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 
 /** A target: a store with deleted text, where its invalid indexes and markers are read, and a reader's connection. */
@@ -151,13 +151,7 @@ function reindexCases(
 
 const unavailable = await postgresUnavailable();
 const cluster = await citusSchema("reindex");
-const own = unavailable ? undefined : await ownDatabase("purge_reindex");
-const pool = own ? testPool(4, own.url) : undefined;
-if (pool)
-  after(async () => {
-    await pool.end();
-    await own?.drop();
-  });
+const pool = await ownDatabasePool("purge_reindex", unavailable);
 const schema = `agent_session_reindex_${process.pid}`;
 reindexCases(
   "Postgres",

@@ -16,8 +16,8 @@ import { SQLITE_OWNER_DATA } from "../../src/sql/owner-data/sqlite.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { runPrivacyContract } from "../../src/testing/index.js";
 import { citusSchema, markersOnCluster, onEveryNode } from "../fixtures/citus-db.js";
-import { ownDatabase } from "../fixtures/own-database.js";
-import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "../fixtures/postgres-db.js";
+import { ownDatabasePool } from "../fixtures/own-database.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { filesUnder, markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
 import { analyzeSchema, statisticsHolding, statisticsPagesHolding } from "../helpers/purge-reach.js";
@@ -93,12 +93,7 @@ const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the privacy contract on Postgres: ${unavailable}`);
 else {
   // A database of its own: other test files' transactions do not hold its purges back.
-  const own = await ownDatabase("privacy_contract");
-  const pool = testPool(4, own.url);
-  after(async () => {
-    await pool.end();
-    await own.drop();
-  });
+  const pool = (await ownDatabasePool("privacy_contract", null))!;
   runPrivacyContract(
     { describe, it },
     {
