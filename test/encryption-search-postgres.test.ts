@@ -3,7 +3,7 @@
 // store's relations (the search column and its GIN index included); another owner's key matches nothing of theirs;
 // a wrong or missing key is DECRYPT_FAILED; an edit is indexed again; erasure and a purge leave none of its tokens.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import type { SearchHit, StoreSearchOptions } from "../src/contract/search.js";
 import { SessionManager } from "../src/manager/manager.js";
@@ -12,14 +12,9 @@ import { blindTokensOf } from "../src/search/blind-tokens.js";
 import type { PostgresSource } from "../src/sql/engines/postgres/client.js";
 import type { Keyring } from "../src/store/crypto/keyring.js";
 import { msg } from "../src/testing/contract/harness.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
 import { newPGlite } from "./fixtures/pglite.js";
-import {
-  dropSchema,
-  pgliteSwitchedOff,
-  postgresUnavailable,
-  type Runner,
-  testPool,
-} from "./fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, type Runner } from "./fixtures/postgres-db.js";
 import { answers, SCOPES, seedTexts } from "./helpers/blind-search.js";
 import { randomKeyring, SECRET } from "./helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, total } from "./helpers/purge.js";
@@ -228,10 +223,10 @@ function blindIndexTests(label: string, open: () => Promise<Database>) {
 
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the PostgreSQL server blind-index tests: ${unavailable}`);
+// A database of its own: other test files' transactions do not hold its purges back.
+const pool = await ownDatabasePool("blind_index", unavailable);
 
 describe("blind index on the PostgreSQL server", { skip: unavailable ?? false }, () => {
-  const pool = unavailable ? undefined : testPool(4);
-  after(() => pool?.end());
   blindIndexTests("server", async () => ({
     db: pool!,
     schema: (name) => `agent_session_blind_${name}_${process.pid}`,

@@ -2,11 +2,12 @@
 // change log included; an erasure stopped by a fault inside a session's transaction leaves that session whole, and
 // running it again completes.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { citusSchema, markersOnCluster } from "./fixtures/citus-db.js";
-import { dropSchema, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
+import { dropSchema, postgresUnavailable } from "./fixtures/postgres-db.js";
 import { seedOwners, wholeOrGone } from "./helpers/erasure.js";
 import { markersInRelations, purgeUntilComplete, total } from "./helpers/purge.js";
 
@@ -102,8 +103,8 @@ const unavailable = await postgresUnavailable();
 // The cluster: one distributed schema, emptied for each case; its pages are read on every node. Set up before any
 // case is registered (see postgres-transfer.test.ts).
 const cluster = await citusSchema("erasure");
-const pool = unavailable ? undefined : testPool(4);
-if (pool) after(() => pool.end());
+// The server's cases on a database of their own: other test files' transactions do not hold their purges back.
+const pool = await ownDatabasePool("erasure_postgres", unavailable);
 let schema = "";
 erasureCases(
   "Postgres",

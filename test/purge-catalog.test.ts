@@ -16,14 +16,9 @@ import { STATISTIC } from "../src/sql/purge/postgres-catalog.js";
 import type { PurgeReport } from "../src/store/purge.js";
 import { msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
+import { ownDatabase } from "./fixtures/own-database.js";
 import { newPGlite } from "./fixtures/pglite.js";
-import {
-  dropSchema,
-  PG_URL,
-  pgliteSwitchedOff,
-  postgresUnavailable,
-  testPool,
-} from "./fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
 import { occurrences } from "./helpers/encryption.js";
 import { filesUnder, MARKER } from "./helpers/purge.js";
 import { analyzeSchema } from "./helpers/purge-reach.js";
@@ -137,11 +132,14 @@ const cluster = await citusSchema("purge_catalog");
 test("Postgres: a role that may not rewrite pg_statistic gets an incomplete purge that says why", {
   skip: unavailable ?? false,
 }, async () => {
-  const admin = testPool(2);
+  // A database of its own: other test files' transactions do not hold the purge's horizon back.
+  const own = await ownDatabase("purge_catalog");
+  const admin = testPool(2, own.url);
   try {
-    await refusedAsPlainRole(PG_URL, admin, { schema: `agent_session_purge_plain_${process.pid}` });
+    await refusedAsPlainRole(own.url, admin, { schema: `agent_session_purge_plain_${process.pid}` });
   } finally {
     await admin.end();
+    await own.drop();
   }
 });
 

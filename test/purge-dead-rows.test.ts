@@ -10,6 +10,7 @@ import pg from "pg";
 import { PostgresStore } from "../src/postgres/index.js";
 import { DeadRows, deadRowsKept } from "../src/sql/purge/postgres-dead-rows.js";
 import type { PurgeReport } from "../src/store/purge.js";
+import { ownDatabase } from "./fixtures/own-database.js";
 import { newPGlite } from "./fixtures/pglite.js";
 import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "./fixtures/postgres-db.js";
 import { startPrivatePostgres } from "./fixtures/private-postgres.js";
@@ -127,14 +128,18 @@ test("PGlite purge: the dead rows step runs and is complete", {
 });
 
 const unavailable = await postgresUnavailable();
+// The shared server's cases on a database of their own: other test files' transactions do not hold its purges back.
+const own = unavailable ? undefined : await ownDatabase("purge_dead_rows");
+const OWN_URL = own?.url ?? PG_URL;
+after(async () => own?.drop());
 
 test("Postgres: a snapshot older than the deletes keeps them in the rewritten tables, and the dead rows step says so", {
   skip: unavailable ?? false,
   timeout: 120_000,
 }, async () => {
   const schema = `agent_session_dead_${process.pid}`;
-  const admin = new pg.Pool({ connectionString: PG_URL, max: 2 });
-  const client = new pg.Client({ connectionString: PG_URL });
+  const admin = new pg.Pool({ connectionString: OWN_URL, max: 2 });
+  const client = new pg.Client({ connectionString: OWN_URL });
   const reader = await admin.connect();
   let open = false;
   try {
@@ -187,7 +192,7 @@ test("Postgres: a snapshot older than the deletes keeps them in the rewritten ta
 test("Postgres: a purge through a pool leaves no notice listener on its connection", {
   skip: unavailable ?? false,
 }, async () => {
-  const pool = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const pool = new pg.Pool({ connectionString: OWN_URL, max: 1 });
   const schema = `agent_session_dead_pool_${process.pid}`;
   try {
     await dropSchema(pool, schema);

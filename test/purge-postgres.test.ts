@@ -1,13 +1,14 @@
 // store.purge() on Postgres and PGlite: after every kind of delete and a purge, the deleted text is in no page of
 // the store's relations (tables, TOAST tables, indexes), read with pageinspect's get_raw_page.
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { pageinspect } from "@electric-sql/pglite/contrib/pageinspect";
 import pg from "pg";
 import { PostgresStore, type PostgresStoreOptions } from "../src/postgres/index.js";
 import { CITUS_URL, citusSchema, markersOnCluster, onEveryNode } from "./fixtures/citus-db.js";
+import { ownDatabasePool } from "./fixtures/own-database.js";
 import { newPGlite } from "./fixtures/pglite.js";
-import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable } from "./fixtures/postgres-db.js";
 import { markersInRelations, purgeUntilComplete, total, writeAndDelete } from "./helpers/purge.js";
 import {
   analyzeSchema,
@@ -226,8 +227,8 @@ if (unavailable) console.log(`Skipping the Postgres purge tests: ${unavailable}`
 // The cluster: one distributed schema, emptied for each case; its pages are read on the coordinator and on every
 // worker. Set up before any case is registered (see postgres-transfer.test.ts).
 const cluster = await citusSchema("purge");
-const pool = unavailable ? undefined : testPool(4);
-if (pool) after(() => pool.end());
+// The server's cases on a database of their own: other test files' transactions do not hold their purges back.
+const pool = await ownDatabasePool("purge_postgres", unavailable);
 let schema = "";
 purgeCases(
   "Postgres",

@@ -14,7 +14,8 @@ import { SessionManager } from "../../src/manager/manager.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import { CITUS_URL, citusUnavailable, markersOnCluster } from "../fixtures/citus-db.js";
-import { dropSchema, PG_URL, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { ownDatabaseOnDemand } from "../fixtures/own-database.js";
+import { dropSchema, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { occurrences } from "../helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, sqliteFiles, total } from "../helpers/purge.js";
 import { startEve, stopEve, writeEveApp } from "./agent-app.js";
@@ -38,13 +39,14 @@ interface Backend {
 
 const postgresLike = (
   name: string,
-  url: string,
+  urlOf: () => Promise<string>,
   distributed: boolean,
   skip: () => Promise<string | null>,
 ): Backend => ({
   name,
   skip,
   make: async () => {
+    const url = await urlOf();
     const schema = `eve_agent_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const pool = new pg.Pool({ connectionString: url, max: 4 });
     return {
@@ -78,8 +80,9 @@ const backends: Backend[] = [
       };
     },
   },
-  postgresLike("Postgres", PG_URL, false, postgresUnavailable),
-  postgresLike("Citus", CITUS_URL, true, citusUnavailable),
+  // On a database of its own: other test files' transactions do not hold its purge back.
+  postgresLike("Postgres", ownDatabaseOnDemand("eve_agent"), false, postgresUnavailable),
+  postgresLike("Citus", async () => CITUS_URL, true, citusUnavailable),
 ];
 
 const textOf = async (response: { result(): Promise<{ message: string | undefined }> }) =>

@@ -136,8 +136,10 @@ export function total(counts: Record<string, number>): number {
 
 /**
  * Purges until the report is complete: other test files share the Postgres server, and a transaction of theirs
- * open since before the purge keeps deleted rows readable, which the report says ("open snapshots"). Gives up after
- * `tries` and answers the last report.
+ * open since before the purge keeps deleted rows readable, which the report says ("open snapshots"); in a database of
+ * the file's own (fixtures/own-database.ts) only one that took a transaction id before the deletes still makes
+ * VACUUM FULL keep them ("dead rows"); on the Citus cluster, which the files share, any of theirs still counts. Gives
+ * up after `tries` and answers the last report.
  */
 export async function purgeUntilComplete<R extends { complete: boolean }>(
   purge: () => Promise<R>,

@@ -22,8 +22,9 @@ import { messageText } from "../../src/message/text.js";
 import { PostgresStore } from "../../src/postgres/index.js";
 import { SqliteStore } from "../../src/sqlite/store.js";
 import type { Keyring } from "../../src/store/crypto/keyring.js";
+import { ownDatabaseOnDemand } from "../fixtures/own-database.js";
 import { newPGlite } from "../fixtures/pglite.js";
-import { dropSchema, PG_URL, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
+import { dropSchema, pgliteSwitchedOff, postgresUnavailable } from "../fixtures/postgres-db.js";
 import { runFixture } from "../helpers/child.js";
 import { occurrences, randomKeyring } from "../helpers/encryption.js";
 import { markersInRelations, purgeUntilComplete, residueOf, sqliteFiles, total } from "../helpers/purge.js";
@@ -176,14 +177,18 @@ function sqliteTarget(): Target {
   };
 }
 
+// The server's cases on a database of their own: other test files' transactions do not hold their purges back.
+const ownUrl = ownDatabaseOnDemand("lg_graph");
+
 async function postgresTarget(): Promise<Target> {
   const schema = `lg_graph_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
   const pools: pg.Pool[] = [];
-  const admin = new pg.Pool({ connectionString: PG_URL, max: 1 });
+  const url = await ownUrl();
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
   return {
     // Each store its own pool: another process's connections.
     open: async (keyring) => {
-      const pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
+      const pool = new pg.Pool({ connectionString: url, max: 4 });
       pools.push(pool);
       return PostgresStore.open(pool, { schema, ...(keyring ? { keyring } : {}) });
     },
