@@ -18,10 +18,16 @@ import { msg } from "../src/testing/contract/harness.js";
 import { CITUS_URL, citusSchema } from "./fixtures/citus-db.js";
 import { ownDatabase } from "./fixtures/own-database.js";
 import { newPGlite } from "./fixtures/pglite.js";
-import { dropSchema, pgliteSwitchedOff, postgresUnavailable, testPool } from "./fixtures/postgres-db.js";
+import {
+  dropSchema,
+  PG_URL,
+  pgliteSwitchedOff,
+  postgresUnavailable,
+  testPool,
+} from "./fixtures/postgres-db.js";
 import { occurrences } from "./helpers/encryption.js";
-import { filesUnder, MARKER } from "./helpers/purge.js";
-import { analyzeSchema } from "./helpers/purge-reach.js";
+import { filesUnder, MARKER, purgeUntilComplete } from "./helpers/purge.js";
+import { analyzeSchema, statisticsPagesHolding } from "./helpers/purge-reach.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-session-purge-catalog-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -139,6 +145,48 @@ test("Postgres: a role that may not rewrite pg_statistic gets an incomplete purg
     await refusedAsPlainRole(own.url, admin, { schema: `agent_session_purge_plain_${process.pid}` });
   } finally {
     await admin.end();
+    await own.drop();
+  }
+});
+
+// VACUUM's horizon ignores other databases, but VACUUM FULL's own snapshot counts every running transaction id of the
+// server: a transaction of another database holding an id from before the deletes made the rewrite of pg_statistic
+// keep the statistics ANALYZE replaced, which no step counted, so the purge said complete with them on disk.
+test("Postgres: a transaction id of another database from before the purge holds it back: the report names it", {
+  skip: unavailable ?? false,
+}, async () => {
+  const own = await ownDatabase("purge_other_db");
+  const pool = testPool(2, own.url);
+  // The shared database: another database of the same server.
+  const elsewhere = new pg.Client({ connectionString: PG_URL });
+  const schema = `agent_session_purge_other_db_${process.pid}`;
+  try {
+    await elsewhere.connect();
+    const store = await PostgresStore.open(pool, { schema });
+    const manager = SessionManager.create(store);
+    const { id } = await manager.create("notes", { owner: "alice" });
+    for (let i = 0; i < 40; i++) await manager.append(id, msg(`m${i}`, `${MARKER} words ${i % 3}`));
+    await analyzeSchema(pool, schema);
+    await elsewhere.query("BEGIN");
+    const [held] = (await elsewhere.query<{ pid: number }>("SELECT txid_current(), pg_backend_pid() AS pid"))
+      .rows;
+    await manager.eraseOwner("alice");
+    await analyzeSchema(pool, schema);
+    const report: PurgeReport = await store.purge({ lockTimeoutMs: 200 });
+    assert.equal(report.complete, false, JSON.stringify(report));
+    const wait = report.steps.find((step) => step.action === "open snapshots");
+    assert.match(wait?.incomplete ?? "", new RegExp(`pid ${held!.pid}\\b`), JSON.stringify(report));
+    await elsewhere.query("COMMIT");
+    assert.equal((await purgeUntilComplete(() => store.purge())).complete, true);
+    assert.equal(
+      await statisticsPagesHolding(pool, MARKER),
+      0,
+      "pg_statistic's pages hold no erased statistic",
+    );
+    await store.close();
+  } finally {
+    await elsewhere.end();
+    await pool.end();
     await own.drop();
   }
 });

@@ -91,10 +91,9 @@ describe("PGlite", { skip: pgliteSwitchedOff() ?? false }, () => {
 const unavailable = await postgresUnavailable();
 if (unavailable) console.log(`Skipping the privacy contract on Postgres: ${unavailable}`);
 else {
-  // On the shared database, not one of its own (fixtures/own-database.ts): its traces include pg_statistic's pages,
-  // and the purge's rewrite of pg_statistic keeps the statistics an ANALYZE replaced while a transaction of another
-  // database holds an older transaction id, which the purge's wait (this database's backends) does not see and no
-  // step counts; on the shared database the other test files' transactions are this database's, waited for.
+  // On the shared database: its traces include pg_statistic's pages, whose rewrite keeps the statistics an ANALYZE
+  // replaced while a transaction of any database holds an older transaction id; the purge waits for those and names
+  // them (src/sql/purge/postgres-horizon.ts), which a database of its own would not spare it.
   const pool = testPool(4);
   after(() => pool.end());
   runPrivacyContract(

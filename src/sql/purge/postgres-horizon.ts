@@ -1,6 +1,7 @@
 /**
  * What holds back the horizon under which a Postgres purge's `VACUUM` may remove dead rows, read before the purge
- * rewrites (docs/PRIVACY.md, "Open snapshots"): a backend's snapshot or transaction id older than the purge, a
+ * rewrites (docs/PRIVACY.md, "Open snapshots"): a backend's snapshot or transaction id older than the purge (in
+ * another database its transaction id: VACUUM FULL's snapshot counts those), a
  * prepared transaction (no backend shows it) and a replication slot's `xmin` (a standby's `hot_standby_feedback`
  * through its slot, a logical slot) or, for the catalog `pg_statistic`, its `catalog_xmin`. This is the wait before
  * the work; the proof after it is each `VACUUM`'s own count of the dead rows it kept (postgres-dead-rows.ts).
@@ -39,7 +40,8 @@ export async function olderThanNow(
 
 /**
  * The query of the holders (at most 10 of each kind) older than the purge (before the SQL expression `next`), one
- * `holder` column: backends of this database or of none with an older snapshot or transaction id, prepared
+ * `holder` column: backends of this database or of none with an older snapshot or transaction id, backends of any
+ * database with an older transaction id, prepared
  * transactions of this database with an older id (a prepared transaction keeps its id until it commits or rolls
  * back), and replication slots with an older `xmin` (slots count in every database) or, for the catalog,
  * `catalog_xmin`. `age(NULL)` is NULL, so a slot without one is not counted. A Citus worker runs it on its own
@@ -48,9 +50,13 @@ export async function olderThanNow(
 export function holdersSql(horizon: Horizon, next: string): string {
   const older = `txid_snapshot_xmax(txid_current_snapshot()) - ${next}`;
   const slotAge = horizon === "catalog" ? "GREATEST(age(xmin), age(catalog_xmin))" : "age(xmin)";
+  // A backend of another database counts by its transaction id only: VACUUM's horizon ignores its snapshot, but
+  // VACUUM FULL's own snapshot counts every running transaction id of the server, and its rewrite (of a table, and
+  // of pg_statistic, whose replaced rows no step counts) keeps the rows deleted after such an id was taken.
   return `(SELECT 'pid ' || pid AS holder FROM pg_stat_activity
-       WHERE pid <> pg_backend_pid() AND ${HOLDS_THIS_DATABASE}
-         AND GREATEST(age(backend_xmin), age(backend_xid)) >= ${older}
+       WHERE pid <> pg_backend_pid()
+         AND (${HOLDS_THIS_DATABASE} AND GREATEST(age(backend_xmin), age(backend_xid)) >= ${older}
+           OR age(backend_xid) >= ${older})
        ORDER BY pid LIMIT 10)
      UNION ALL
      (SELECT 'prepared transaction ' || quote_literal(gid) FROM pg_prepared_xacts
