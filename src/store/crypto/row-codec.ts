@@ -91,8 +91,10 @@ export interface RoomKind<B> {
 }
 
 /**
- * A room's own kind of sealed column: its values sealed as text (not JSON-wrapped, not tilde-escaped: a room's
- * sealed columns carry a flag, or are always sealed for a keyed owner), bound to the scope and id the room gives.
+ * A room's own kind of sealed column: its values sealed as text, bound to the scope and id the room gives. Not
+ * JSON-wrapped and not tilde-escaped, so a room's sealed column carries a flag saying which rows are sealed (the
+ * checkpoints'), or holds text that never starts with `~` (the graph items' JSON): else a clear value could read as
+ * sealed.
  */
 export function roomKind<B>(name: string, rule: RoomKindRule<B>): RoomKind<B> {
   // One word and a colon: no room's prefix then starts another's, and none is the facts' (their scopes would meet).
