@@ -3,9 +3,9 @@
  * for both SQL engines: three tables tied to the session (a LangGraph thread is a session), `agent_checkpoints`,
  * `agent_checkpoint_values` (a channel's value per version, full or a delta of an earlier version: delta.ts) and
  * `agent_checkpoint_writes` (pending writes). Every byte column is sealed for an encrypted owner (the room's
- * `CHECKPOINT` kind, sealing.ts, bound to the row's key); the tables go with the session's delete and erasure (sql/erase/). The
- * statement text is each engine's table (sqlite.ts, postgres.ts); the key lookup and its guard are each engine's
- * (sqlite-store.ts, postgres-store.ts).
+ * `CHECKPOINT` kind, sealing.ts, bound to the row's key); the tables go with the session's delete and erasure
+ * (sql/erase/). The statement text is each engine's table (sqlite.ts, postgres.ts); the key lookup and its guard
+ * are each engine's (sqlite-store.ts, postgres-store.ts).
  */
 import type {
   CheckpointPageQuery,

@@ -2,8 +2,8 @@
  * The graph store's room (src/sql/room.ts), what the engines take of it through the one list
  * (src/sql/rooms/list.ts): its table on each engine (SQLite's migration 28, Postgres's 27), one row per item, its
  * owner first, each its owner's (owner-data.ts; on a Citus cluster by owner; sealed as its `ITEM` kind), re-sealed
- * by a key rotation (rekey.ts), and its store, `graphItems` of each engine's store: `SqlGraphItems` (steps.ts) over its statements
- * written once (statements.ts) and the engine's runner.
+ * by a key rotation (rekey.ts), and its store, `graphItems` of each engine's store: `SqlGraphItems` (steps.ts) over
+ * its statements written once (statements.ts) and the engine's runner.
  */
 import type { PostgresNames, Room } from "../room.js";
 import { numbered, positional } from "../room-engine.js";
