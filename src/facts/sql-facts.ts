@@ -8,9 +8,11 @@
  */
 import type { EntryCandidates } from "../context/store-base.js";
 import type { Fact, FactStatus, LearnableMessage, LearnMark } from "../contract/facts.js";
-import { type BlindTokens, blindTokensOf } from "../search/blind-tokens.js";
+import { blindTokensOf } from "../search/blind-tokens.js";
 import type { QueryLimits } from "../search/limits.js";
 import type { QueryTerm } from "../search/query.js";
+import type { FactVectorRows } from "../search/vectors/fact-vectors.js";
+import type { FactEngine } from "../sql/facts/engine.js";
 import { readAll, readFact, readPage, readSeqs, type StoredFact } from "../sql/facts/reads.js";
 import {
   addFacts,
@@ -21,7 +23,6 @@ import {
   one,
   setStatus,
 } from "../sql/facts/steps.js";
-import type { Program } from "../sql/program.js";
 import type { ContentKeys } from "../store/crypto/content-keys.js";
 import { retryGuarded } from "../store/crypto/write-guard.js";
 import type { ExportMark, ImportedFact } from "../store/fact-import.js";
@@ -29,45 +30,19 @@ import { openFact } from "../store/fact-sealing.js";
 import { type FactDraft, type FactFilter, type ScopeKey, scopeOfKey } from "../store/facts.js";
 import { type SeqFact, StoreFacts } from "./store-base.js";
 
-/** How one SQL engine runs the fact programs, and what it does its own way. */
-export interface FactEngine {
-  readonly statements: FactStatements;
-  /** Throws `CLOSED` once the store is closed (an engine whose statements refuse by then does nothing). */
-  assertOpen(): void;
-  /** Runs a program, in one write transaction when `transaction`. */
-  run<T>(program: () => Program<T>, transaction: boolean): Promise<T>;
-  /**
-   * Each term's newest matching facts of the scope passing `filter` (at most `cap`), their lengths, the count;
-   * `blinds`: the scope's owner's blind tokens, which each term also matches as (its sealed facts' index).
-   */
-  candidates(
-    scope: string,
-    terms: QueryTerm[],
-    cap: number,
-    filter: FactFilter,
-    blinds: readonly BlindTokens[],
-  ): Promise<EntryCandidates | undefined>;
-  /**
-   * The stored facts of these seqs in the scope, read the engine's own way (SQLite: rows as arrays, which a search's
-   * candidates are read in twice as fast as the program's row objects); none: the program of fact-reads.ts.
-   */
-  readSeqs?(scope: string, seqs: readonly number[]): Promise<StoredFact[]>;
-  /** A session's messages after `after` in store order, their text opened. */
-  unlearned(sessionId: string, after: number, limit: number): Promise<LearnableMessage[]>;
-  /** Runs `use` with the store's keys (on Postgres: loading the key records they miss, and running it again). */
-  withKeys<T>(use: (keys: ContentKeys) => T): Promise<T>;
-}
-
 /** The facts of an SQL store (see the module comment). */
 export class SqlFacts extends StoreFacts {
   private readonly s: FactStatements;
 
+  /** `vectors`: the engine's fact vectors (sql/facts/sqlite-vectors.ts, postgres-vectors.ts). */
   constructor(
     private readonly engine: FactEngine,
     limits?: QueryLimits,
+    vectors?: FactVectorRows,
   ) {
     super(limits);
     this.s = engine.statements;
+    this.vectors = vectors;
   }
 
   protected assertOpen(): void {

@@ -12,6 +12,7 @@ import { deleteKeyed } from "../sql/context-records/postgres.js";
 import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { runInTransaction, runProgram } from "../sql/engines/postgres/program.js";
 import { statement } from "../sql/engines/postgres/tables.js";
+import { forgetFacts } from "../sql/facts/postgres-engine.js";
 import { releaseSession } from "../sql/media/postgres.js";
 import type { Program } from "../sql/program.js";
 import { postgresRegistry } from "../sql/registry/postgres.js";
@@ -27,7 +28,6 @@ import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/reg
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { loggedAt } from "../store/written.js";
 import { eraseLocked } from "./erase.js";
-import { forgetFacts } from "./facts.js";
 
 type Ready = () => Promise<Executor>;
 

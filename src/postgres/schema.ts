@@ -9,11 +9,11 @@ import { ownerTsvectorSql } from "../sql/engines/postgres/fts.js";
 import type { PostgresMigration } from "../sql/engines/postgres/migration.js";
 import { migrationLock } from "../sql/engines/postgres/migration-lock.js";
 import { quote, type Tables } from "../sql/engines/postgres/tables.js";
+import { POSTGRES_FACT_MIGRATIONS } from "../sql/facts/postgres-schema.js";
 import { POSTGRES_ROOMS } from "../sql/rooms/postgres.js";
 import { retokenizeCjk } from "../sql/search/postgres-retokenize.js";
 import type { Keyring } from "../store/crypto/keyring.js";
 import type { ChangeLogOptions } from "../store/feed/change-rows.js";
-import { factSealedColumnSql, factSourceIndexSql, factTablesSql, forgetDanglingFacts } from "./facts.js";
 
 /** Where the tables live (and the write policy every session of the store enforces). */
 export interface PostgresStoreOptions extends WritePolicyOptions, VectorStoreOptions {
@@ -330,21 +330,14 @@ const CORE_MIGRATIONS: readonly Migration[] = [
   // Whose a block or entry is, by record (sql/context-records/): the session or the owner its write named; rows
   // stored before are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
   { version: 22, statements: recordColumnsSql, run: backfillRecords },
-  // Facts learned from the conversations, with their sources, and each session's learn mark (facts.ts).
-  { version: 23, statements: factTablesSql },
-  // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
-  { version: 24, statements: factSourceIndexSql },
-  // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
-  { version: 25, statements: factSealedColumnSql },
-  // 26 and 27: the storage rooms' (a LangGraph thread's checkpoints, a LangGraph store's items: src/sql/rooms/).
-  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
-  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
-  { version: 28, statements: () => [], run: forgetDanglingFacts },
+  // 23–25 and 28: the facts' (sql/facts/postgres-schema.ts); 26 and 27: the storage rooms' (a LangGraph thread's
+  // checkpoints, a LangGraph store's items: src/sql/rooms/).
 ];
 
-/** The schema: its own steps and the storage rooms' (src/sql/rooms/postgres.ts), in version order. */
+/** The schema: its own steps, the facts' and the storage rooms' (src/sql/rooms/postgres.ts), in version order. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ...CORE_MIGRATIONS,
+  ...POSTGRES_FACT_MIGRATIONS,
   ...POSTGRES_ROOMS.flatMap((room) => room.migrations),
 ].sort((a, b) => a.version - b.version);
 

@@ -8,6 +8,7 @@ import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
+import { SqlFacts } from "../facts/sql-facts.js";
 import { canBeStored } from "../message/ids.js";
 import { factChannel } from "../search/facts.js";
 import { type QueryLimits, queryLimits } from "../search/limits.js";
@@ -18,6 +19,8 @@ import { PostgresCheckpoints } from "../sql/checkpoints/postgres-store.js";
 import { PostgresBlockStore, PostgresEntryStore } from "../sql/context-store/postgres.js";
 import { type Executor, type PostgresSource, parsePostgresSource } from "../sql/engines/postgres/client.js";
 import { tableNames } from "../sql/engines/postgres/tables.js";
+import { postgresFactEngine } from "../sql/facts/postgres-engine.js";
+import { PostgresFactVectors } from "../sql/facts/postgres-vectors.js";
 import { PostgresAttachments } from "../sql/media/postgres.js";
 import { readMessagesById } from "../sql/message-reads/postgres.js";
 import { type PostgresPurgeOptions, purgePostgres } from "../sql/purge/postgres.js";
@@ -41,7 +44,6 @@ import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptReference } from "./adopt/adopt.js";
 import { citusSteps } from "./citus-steps.js";
-import { PostgresFacts } from "./facts.js";
 import { logFactWrites } from "./feed/facts-log.js";
 import { openStore } from "./open.js";
 import { PostgresSessionRegistry } from "./registry.js";
@@ -80,7 +82,7 @@ export class PostgresStore
   /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
   readonly streams: PostgresStreams;
   /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
-  readonly facts: PostgresFacts;
+  readonly facts: SqlFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: PostgresCheckpoints;
   /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
@@ -127,7 +129,11 @@ export class PostgresStore
     this.registry = new PostgresSessionRegistry(ready, this.tables, this);
     this.attachments = new PostgresAttachments(ready, this.tables);
     this.streams = new PostgresStreams(ready, this.tables);
-    this.facts = new PostgresFacts(ready, this.tables, this.queryLimits);
+    this.facts = new SqlFacts(
+      postgresFactEngine(ready, this.tables),
+      this.queryLimits,
+      new PostgresFactVectors(ready, this.tables),
+    );
     this.checkpoints = new PostgresCheckpoints(ready, this.tables);
     Object.assign(this, postgresRoomStores(ready, this.tables));
     this.timedMessages = postgresTimedMessages(

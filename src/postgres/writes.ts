@@ -9,10 +9,10 @@ import type { Executor, Query } from "../sql/engines/postgres/client.js";
 import { guardParams, guardSql } from "../sql/engines/postgres/owner-guard.js";
 import { statement } from "../sql/engines/postgres/tables.js";
 import { childSql, isoSql, type Scope, spineArrays, spineCte } from "../sql/engines/postgres/tree.js";
+import { forgetMessages } from "../sql/facts/postgres-engine.js";
 import type { KeyedTables } from "../sql/sealing/postgres.js";
 import { refused } from "../sql/sealing/postgres-key-guard.js";
 import { compactionsOf, type StoredCompactionRow, storedSummary } from "../sql/sealing/postgres-summaries.js";
-import { forgetMessages } from "./facts.js";
 
 interface LockedHead {
   num: string | number;

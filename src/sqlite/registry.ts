@@ -6,6 +6,7 @@ import { runInTransaction, runProgram } from "../sql/engines/sqlite/program.js";
 import { sqliteErase } from "../sql/erase/sqlite.js";
 import { eraseUnder } from "../sql/erase/steps.js";
 import { sqliteFacts } from "../sql/facts/sqlite.js";
+import { forgetFacts } from "../sql/facts/sqlite-engine.js";
 import { STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import type { Program } from "../sql/program.js";
 import { NEXT_ACTIVITY, sqliteRegistry } from "../sql/registry/sqlite.js";
@@ -20,7 +21,6 @@ import { parseOwner } from "../store/owner.js";
 import type { RegistryDeletion, RegistryErasure, StoredName } from "../store/registry-base.js";
 import { openedName, storedSessionName } from "../store/session-names.js";
 import { cursorOf, loggedAt } from "../store/written.js";
-import { forgetFacts } from "./facts.js";
 import { deleteSessionContent } from "./writes.js";
 
 export { NEXT_ACTIVITY };

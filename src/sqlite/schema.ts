@@ -4,18 +4,12 @@ import { addContextRecords } from "../sql/context-records/sqlite.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import type { SqliteMigration } from "../sql/engines/sqlite/migration.js";
 import { isReadonlyError } from "../sql/engines/sqlite/readonly.js";
+import { SQLITE_FACT_MIGRATIONS } from "../sql/facts/sqlite-schema.js";
 import { attachmentTableStatements, STORE_TABLES } from "../sql/media/sqlite-tables.js";
 import { REKEY_TABLES } from "../sql/rekey/sqlite-rotation.js";
 import { SQLITE_ROOMS } from "../sql/rooms/sqlite.js";
 import { retokenizeCjk, retokenizeOwned } from "../sql/search/sqlite-retokenize.js";
 import { STREAM_TABLES } from "../sql/streams/sqlite-store.js";
-import {
-  addFactSealedColumn,
-  FACT_INDEX_MERGE,
-  FACT_SOURCE_INDEX,
-  FACT_TABLES,
-  forgetDanglingFacts,
-} from "./facts.js";
 
 /** One schema step (sql/engines/sqlite/migration.ts). */
 export type Migration = SqliteMigration;
@@ -260,23 +254,14 @@ const CORE_MIGRATIONS: Migration[] = [
   // Whose a block or entry is, by record (records.ts): the session or the owner its write named; rows stored before
   // are given one where the old suffix rule is unambiguous (context/legacy-records.ts).
   { version: 22, statements: [], run: addContextRecords },
-  // Facts learned from the conversations, with their sources, and each session's learn mark (facts.ts).
-  { version: 23, statements: FACT_TABLES },
-  // A fact's sources by message, so deleting messages drops their sources (and facts left without any) (facts.ts).
-  { version: 24, statements: FACT_SOURCE_INDEX },
-  // Sealed facts (store/fact-sealing.ts): a fact's length in clear when its text is sealed; NULL: stored in clear.
-  { version: 25, statements: [], run: addFactSealedColumn },
-  // The fact index kept in few segments, so a search reads few (facts.ts).
-  { version: 26, statements: FACT_INDEX_MERGE },
-  // 27 and 28: the storage rooms' (a LangGraph thread's checkpoints, a LangGraph store's items: src/sql/rooms/).
-  // Facts stored before every write checked its sources (store/fact-sources.ts): a source naming a message not
-  // stored goes, and a fact left without one (sql/facts/dangling.ts), so an export of the store imports again.
-  { version: 29, statements: [], run: forgetDanglingFacts },
+  // 23–26 and 29: the facts' (sql/facts/sqlite-schema.ts); 27 and 28: the storage rooms' (a LangGraph thread's
+  // checkpoints, a LangGraph store's items: src/sql/rooms/).
 ];
 
-/** The schema: its own steps and the storage rooms' (src/sql/rooms/sqlite.ts), in version order. */
+/** The schema: its own steps, the facts' and the storage rooms' (src/sql/rooms/sqlite.ts), in version order. */
 export const SQLITE_MIGRATIONS: Migration[] = [
   ...CORE_MIGRATIONS,
+  ...SQLITE_FACT_MIGRATIONS,
   ...SQLITE_ROOMS.flatMap((room) => room.migrations),
 ].sort((a, b) => a.version - b.version);
 

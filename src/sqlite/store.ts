@@ -8,6 +8,7 @@ import type { SessionBinding, WritePolicy } from "../contract/store.js";
 import type { StreamCapableStore } from "../contract/streams.js";
 import type { TransferCapableStore } from "../contract/transfer.js";
 import { SessionError } from "../errors.js";
+import { SqlFacts } from "../facts/sql-facts.js";
 import { canBeStored } from "../message/ids.js";
 import { factChannel } from "../search/facts.js";
 import { queryLimits } from "../search/limits.js";
@@ -18,6 +19,8 @@ import { SqliteBlockStore, SqliteEntryStore } from "../sql/context-store/sqlite.
 import { closableDriver } from "../sql/engines/sqlite/closable.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { openSqlite, type SqliteOptions, type SqliteSource } from "../sql/engines/sqlite/open.js";
+import { sqliteFactEngine } from "../sql/facts/sqlite-engine.js";
+import { SqliteFactVectors } from "../sql/facts/sqlite-vectors.js";
 import { SqliteAttachments } from "../sql/media/sqlite.js";
 import { purgeSqlite } from "../sql/purge/sqlite.js";
 import { rekeySqlite } from "../sql/rekey-hooks/sqlite.js";
@@ -43,7 +46,6 @@ import { runStep } from "../store/step.js";
 import { writePolicy } from "../store/write-policy.js";
 import { adoptOnOpen, adoptReference } from "./adopt/adopt.js";
 import { ensureHead } from "./append.js";
-import { SqliteFacts } from "./facts.js";
 import { DEFAULT_POLL_MS, SqliteRemoteWatch } from "./feed/remote-watch.js";
 import { IdleWork } from "./idle-work.js";
 import { SqliteSessionRegistry } from "./registry.js";
@@ -81,7 +83,7 @@ export class SqliteStore
   /** Streaming answers' chunks, kept while they run (`agent-session/ai`'s `resumableStreams`). */
   readonly streams: SqliteStreams;
   /** Facts learned from the conversations, each with its source messages (docs/FACTS.md). */
-  readonly facts: SqliteFacts;
+  readonly facts: SqlFacts;
   /** A graph runtime's checkpoints (agent-session/langgraph, docs/LANGGRAPH.md). */
   readonly checkpoints: SqliteCheckpoints;
   /** Messages read by their own time and found by id alone (agent-session/mastra, docs/MASTRA.md). */
@@ -139,7 +141,7 @@ export class SqliteStore
     this.registry = new SqliteSessionRegistry(this.driver, this);
     this.attachments = new SqliteAttachments(() => this.driver);
     this.streams = new SqliteStreams(this.driver);
-    this.facts = new SqliteFacts(this.driver, limits);
+    this.facts = new SqlFacts(sqliteFactEngine(this.driver), limits, new SqliteFactVectors(this.driver));
     this.checkpoints = new SqliteCheckpoints(this.driver);
     Object.assign(this, sqliteRoomStores(this.driver));
     this.timedMessages = sqliteTimedMessages(this.driver);

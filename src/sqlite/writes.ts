@@ -13,6 +13,7 @@ import {
 } from "../sql/engines/sqlite/chunks.js";
 import type { SqlDriver } from "../sql/engines/sqlite/driver.js";
 import { type NodeRow, nodeById, nodeBySeq, rebuildSubtree } from "../sql/engines/sqlite/tree.js";
+import { forgetMessages } from "../sql/facts/sqlite-engine.js";
 import { releaseSession } from "../sql/media/sqlite.js";
 import {
   type SealKey,
@@ -25,7 +26,6 @@ import { indexedSeq, indexText, unindexMessage, unindexSession } from "../sql/se
 import { encode } from "../store/crypto/row-codec.js";
 import type { RowWritten } from "../store/written.js";
 import { appendRow } from "./append.js";
-import { forgetMessages } from "./facts.js";
 
 interface Head {
   num: number;

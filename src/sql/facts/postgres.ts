@@ -9,7 +9,7 @@ import { ownerRowGuard, ownerRowGuardParams } from "../engines/postgres/owner-gu
 import { call } from "../engines/postgres/program.js";
 import { quote, statement, type Tables } from "../engines/postgres/tables.js";
 import { command, query } from "../program.js";
-import type { RekeyTable } from "../rekey/table.js";
+import type { FactRekeyStatement, RekeyTable } from "../rekey/table.js";
 import type { FactStatements } from "./steps.js";
 
 /**
@@ -226,10 +226,31 @@ export function postgresFacts(t: FactTables): FactStatements {
   };
 }
 
-/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
-export function postgresFactRekey(t: Tables): Pick<RekeyTable, "factsUnder" | "writeFact"> {
+/**
+ * A key rotation's statements of facts: facts sealed under a key, re-sealed (sql/rekey/finish.ts), and an owner's
+ * facts in clear sealed, their vectors dropped (sql/rekey/clear.ts).
+ */
+export function postgresFactRekey(t: Tables): Pick<RekeyTable, FactRekeyStatement> {
   const { facts } = factTables(t);
+  const ownedScopes = (owner: string, ids: string[]) => [`o:${owner}`, ...ids.map((id) => `s:${id}`)];
   return {
+    clearFacts: (owner, ids) =>
+      query(
+        `SELECT scope, seq::text AS seq, id, text, about FROM ${facts}
+         WHERE sealed_chars IS NULL AND scope = ANY($1::text[])`,
+        [ownedScopes(owner, ids)],
+      ),
+    factVectorsPresent: () =>
+      query(
+        `SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'
+         AND NOT attisdropped`,
+        [facts],
+      ),
+    dropFactVectors: (owner, ids) =>
+      command(
+        `UPDATE ${facts} SET embedding = '{}'::float4[] WHERE embedding IS NOT NULL AND scope = ANY($1::text[])`,
+        [ownedScopes(owner, ids)],
+      ),
     factsUnder: (start) =>
       query(
         `SELECT scope, seq::text AS seq, id, text FROM ${facts}

@@ -6,7 +6,7 @@ import type { FactFilter } from "../../store/facts.js";
 import { ownerGuardSqlite } from "../engines/sqlite/owner-guard.js";
 import { call } from "../engines/sqlite/program.js";
 import { command, query } from "../program.js";
-import type { RekeyTable } from "../rekey/table.js";
+import type { FactRekeyStatement, RekeyTable } from "../rekey/table.js";
 import type { FactStatements } from "./steps.js";
 
 /** A fact row's columns as the steps read them (`sealed_chars` non-null: its text is sealed). */
@@ -198,8 +198,28 @@ export const sqliteFacts: FactStatements = {
   dropMark: (sessionId) => command("DELETE FROM agent_learn_marks WHERE session_id = ?", [sessionId]),
 };
 
-/** A key rotation's statements of facts (sql/rekey/finish.ts): facts sealed under a key, re-sealed. */
-export const sqliteFactRekey: Pick<RekeyTable, "factsUnder" | "writeFact"> = {
+/** The scopes of an owner's facts and its sessions' own, as one JSON array. */
+const ownedScopes = (owner: string, ids: string[]) =>
+  JSON.stringify([`o:${owner}`, ...ids.map((id) => `s:${id}`)]);
+
+/**
+ * A key rotation's statements of facts: facts sealed under a key, re-sealed (sql/rekey/finish.ts), and an owner's
+ * facts in clear sealed, their vectors dropped (sql/rekey/clear.ts).
+ */
+export const sqliteFactRekey: Pick<RekeyTable, FactRekeyStatement> = {
+  clearFacts: (owner, ids) =>
+    query(
+      `SELECT seq, scope, id, text, about FROM agent_facts WHERE sealed_chars IS NULL
+       AND scope IN (SELECT value FROM json_each(?))`,
+      [ownedScopes(owner, ids)],
+    ),
+  factVectorsPresent: () =>
+    query("SELECT 1 AS present FROM pragma_table_info('agent_facts') WHERE name = 'embedding'"),
+  dropFactVectors: (owner, ids) =>
+    command(
+      `UPDATE agent_facts SET embedding = X'' WHERE embedding IS NOT NULL AND scope IN (SELECT value FROM json_each(?))`,
+      [ownedScopes(owner, ids)],
+    ),
   factsUnder: (start) =>
     query(
       `SELECT seq, scope, id, text FROM agent_facts WHERE sealed_chars IS NOT NULL AND substr(text, 1, ?) = ?`,

@@ -2,8 +2,8 @@
  * Facts (contract/facts.ts) written once for both SQL engines: the steps of each write over a statement table per
  * engine (sqlite.ts, postgres.ts beside this file), as kept streams are (streams.ts); the reads
  * are fact-reads.ts.
- * Search candidates differ by engine (FTS5 or tsvector) and stay in each engine's file (sqlite/facts.ts,
- * postgres/facts.ts); ranking is shared (facts/store-base.ts). A session's erasure runs {@link forgetSessionFacts} in its
+ * Search candidates differ by engine (FTS5 or tsvector) and stay in each engine's store file (sqlite-store.ts,
+ * postgres-store.ts); ranking is shared (facts/store-base.ts). A session's erasure runs {@link forgetSessionFacts} in its
  * transaction (erase.ts), a delete of messages {@link forgetMessageFacts} in its own.
  */
 import type { Fact, FactSource, FactStatus, LearnMark } from "../../contract/facts.js";

@@ -5,6 +5,7 @@
  * storage room's tables are declared in its room, src/sql/room.ts).
  */
 import type { OwnerDataDeclaration } from "../../store/owner-data.js";
+import { postgresFactTables } from "../facts/owner-data.js";
 import type { Plain } from "../room.js";
 import { POSTGRES_ROOMS } from "../rooms/postgres.js";
 
@@ -178,54 +179,8 @@ export const POSTGRES_OWNER_DATA: OwnerDataDeclaration = [
   },
   // The storage rooms' tables (src/sql/rooms/postgres.ts), each room declaring its own and its placement.
   ...POSTGRES_ROOMS.flatMap((room) => room.ownerData({ plain, withSession: ERASED_WITH_SESSION })),
-  {
-    table: "agent_facts",
-    holds:
-      "facts learned from conversations and their search vectors (an encrypted owner's sealed, its vector blind tokens), and each one's embedding on a store with an embedder (none for an encrypted owner's)",
-    tie: "session",
-    // By scope key (o:<owner> or s:<session>): one owner's or one session's facts on one node (docs/FACTS.md).
-    citus: "by-key",
-    citusColumn: "scope",
-    sealed: "sealed",
-    sealedAs: { text: "fact", about: "fact" },
-    erasure:
-      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
-    purge: "rewrite",
-    columns: {
-      scope: "name",
-      id: "id",
-      text: "content",
-      about: "content",
-      producer: "meta",
-      status: "meta",
-      superseded_by: "id",
-      search: "derived",
-      // A store with an embedder adds it (sql/facts/postgres-vectors.ts); an encrypted owner's fact holds the empty marker.
-      embedding: "derived",
-    },
-  },
-  {
-    table: "agent_fact_sources",
-    holds: "the messages each fact came from",
-    tie: "session",
-    citus: "by-key",
-    citusColumn: "scope",
-    citusColocate: "agent_facts",
-    sealed: "n/a",
-    erasure: "deleted with its fact or its message",
-    purge: "rewrite",
-    columns: { scope: "name", session_id: "id", message_id: "id" },
-  },
-  {
-    table: "agent_learn_marks",
-    holds: "how far a session was learned from, and its learner",
-    tie: "session",
-    citus: "by-session",
-    sealed: "n/a",
-    erasure: ERASED_WITH_SESSION,
-    purge: "rewrite",
-    columns: { session_id: "id", holder: "meta" },
-  },
+  // The facts' tables (src/sql/facts/owner-data.ts).
+  ...postgresFactTables(ERASED_WITH_SESSION),
   {
     table: "agent_owner_keys",
     holds: "each encrypted owner's key check",

@@ -5,6 +5,7 @@
  * text/blob column not declared here (a storage room's tables are declared in its room, src/sql/room.ts). Every ordinary table is zeroed as it is deleted from (`secure_delete`).
  */
 import type { OwnerDataDeclaration, OwnerDataTable } from "../../store/owner-data.js";
+import { sqliteFactTables } from "../facts/owner-data.js";
 import type { Plain } from "../room.js";
 import { SQLITE_ROOMS } from "../rooms/sqlite.js";
 
@@ -238,58 +239,8 @@ export const SQLITE_OWNER_DATA: OwnerDataDeclaration = [
     "deleted by eraseOwner and when the rotation ends",
     { owner_hash: "derived", from_check: "meta", message_id: "id" },
   ),
-  plain(
-    "agent_facts",
-    "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts), and each one's vector on a store with an embedder (none for an encrypted owner's)",
-    "session",
-    "sealed",
-    "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
-    {
-      scope: "name",
-      id: "id",
-      text: "content",
-      about: "content",
-      producer: "meta",
-      status: "meta",
-      superseded_by: "id",
-      // A store with an embedder adds it (sql/facts/sqlite-vectors.ts); an encrypted owner's fact holds the empty marker.
-      embedding: "derived",
-    },
-    { text: "fact", about: "fact" },
-  ),
-  plain(
-    "agent_fact_sources",
-    "the messages each fact came from",
-    "session",
-    "n/a",
-    "deleted with its fact or its message",
-    {
-      session_id: "id",
-      message_id: "id",
-    },
-  ),
-  {
-    table: "agent_facts_fts",
-    holds: "the facts' search index (contentless; an encrypted owner's words as blind tokens)",
-    tie: "message",
-    citus: "none",
-    sealed: "sealed",
-    erasure: "a fact's terms deleted with it (a tombstone until a merge)",
-    purge: "fts-merge",
-    columns: { text: "derived" },
-  },
-  ...ftsShadows("agent_facts_fts", "the facts' search index"),
-  plain(
-    "agent_learn_marks",
-    "how far a session was learned from, and its learner",
-    "session",
-    "n/a",
-    WITH_SESSION,
-    {
-      session_id: "id",
-      holder: "meta",
-    },
-  ),
+  // The facts' tables (src/sql/facts/owner-data.ts).
+  ...sqliteFactTables({ plain, withSession: WITH_SESSION }, ftsShadows),
   // The storage rooms' tables (src/sql/rooms/sqlite.ts), each room declaring its own.
   ...SQLITE_ROOMS.flatMap((room) => room.ownerData({ plain, withSession: WITH_SESSION })),
   plain("agent_session_schema", "the schema version", "none", "n/a", "never holds an owner's data", {}),

@@ -26,7 +26,7 @@ import type { Executor, Query } from "../engines/postgres/client.js";
 import { ownerLexeme, sessionLexeme, toTsvector } from "../engines/postgres/fts.js";
 import { runProgram } from "../engines/postgres/program.js";
 import { decodeContent } from "../engines/postgres/text.js";
-import { factTables, postgresFactRekey } from "../facts/postgres.js";
+import { postgresFactRekey } from "../facts/postgres.js";
 import { perform, type Row } from "../program.js";
 import { rekeyStatements } from "../rekey/postgres.js";
 import { rekeyClearStatements } from "../rekey/postgres-clear.js";
@@ -80,7 +80,6 @@ function rekeyTable(t: KeyedTables, query: Query): RekeyTable {
   const keys = t.keys!;
   const statements = rekeyStatements(t);
   const clear = rekeyClearStatements(t, {
-    facts: factTables(t).facts,
     vectors: vectorTables(t).vectors,
     changes: logNames(t).table,
   });

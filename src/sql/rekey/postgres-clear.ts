@@ -1,6 +1,7 @@
 /**
  * Postgres's statements for sealing an owner's rows in clear (sql/rekey/clear.ts): its messages still in
- * clear, and the summaries, facts, kept stream chunks, blocks and entries of the owner and of its sessions in clear.
+ * clear, and the summaries, kept stream chunks, blocks and entries of the owner and of its sessions in clear (its
+ * facts': sql/facts/postgres.ts `postgresFactRekey`).
  * A row in clear that starts like sealed content is flagged (`summary_json`, `content_json`), so only an unflagged
  * one starting `~sealed` is sealed. Each write compares what it read, so a row written meanwhile keeps its writer's
  * form; a statement over a per-session table names its session, so Citus routes it.
@@ -11,17 +12,15 @@ import { command, query } from "../program.js";
 import type { ChangeRow, ClearChunkRow, OwnedSession, SummaryRow } from "./table.js";
 
 /**
- * The qualified names of the tables beside `t`'s that the sealing writes: the facts, the message vectors and the
- * change log, each named by the module that owns its table, so the engine's top hands them in.
+ * The qualified names of the tables beside `t`'s that the sealing writes: the message vectors and the change log, each named by the module that owns its table, so the engine's top hands them in.
  */
 export interface ClearTables {
-  facts: string;
   vectors: string;
   changes: string;
 }
 
 /** The statements of Postgres's rekey table in `t` that find and write rows in clear. */
-export function rekeyClearStatements(t: Tables, { facts, vectors, changes }: ClearTables) {
+export function rekeyClearStatements(t: Tables, { vectors, changes }: ClearTables) {
   // A row of the owner by record, or with no record and a key (label) the owner's memory directory's or ending in
   // `_<id>` of one of its sessions ($3, the owner's session ids); the hooks' suffix rule then decides whose it is.
   // No statement joins another table: on Citus each runs on the shards of its own table.
@@ -50,17 +49,6 @@ export function rekeyClearStatements(t: Tables, { facts, vectors, changes }: Cle
         `DELETE FROM ${vectors} WHERE session_num = $1::bigint${t.layout.onSession(null, "$2::text")}`,
         [session.num, ...on(session.session_id)],
       ),
-    factVectorsPresent: () =>
-      query(
-        `SELECT 1 AS found FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'
-         AND NOT attisdropped`,
-        [facts],
-      ),
-    dropFactVectors: (owner: string, ids: string[]) =>
-      command(
-        `UPDATE ${facts} SET embedding = '{}'::float4[] WHERE embedding IS NOT NULL AND scope = ANY($1::text[])`,
-        [[`o:${owner}`, ...ids.map((id) => `s:${id}`)]],
-      ),
     changesPresent: () => query("SELECT 1 AS found WHERE to_regclass($1) IS NOT NULL", [changes]),
     clearChanges: (ids: string[]) =>
       query(
@@ -88,12 +76,6 @@ export function rekeyClearStatements(t: Tables, { facts, vectors, changes }: Cle
         `UPDATE ${t.compactions} SET summary = $1, summary_json = false
          WHERE seq = $2::bigint AND summary = $3${t.layout.onSession(null, "$4::text")} RETURNING seq`,
         [sealed, row.seq, row.stored, ...on(row.session_id)],
-      ),
-    clearFacts: (owner: string, ids: string[]) =>
-      query(
-        `SELECT scope, seq::text AS seq, id, text, about FROM ${facts}
-         WHERE sealed_chars IS NULL AND scope = ANY($1::text[])`,
-        [[`o:${owner}`, ...ids.map((id) => `s:${id}`)]],
       ),
     clearChunks: (ids: string[]) =>
       query(

@@ -1,7 +1,7 @@
 /**
  * SQLite's statements for sealing an owner's rows in clear (sql/rekey/clear.ts): its messages still in clear,
- * and the summaries, facts, kept stream chunks, blocks and entries of the owner and of its sessions in clear. Only
- * a TEXT value starting `~sealed` is sealed (clear text that starts so is stored as a BLOB, sql/engines/sqlite/free-text.ts).
+ * and the summaries, kept stream chunks, blocks and entries of the owner and of its sessions in clear (its facts':
+ * sql/facts/sqlite.ts `sqliteFactRekey`). Only a TEXT value starting `~sealed` is sealed (clear text that starts so is stored as a BLOB, sql/engines/sqlite/free-text.ts).
  */
 import { memoryDirectoryKey } from "../../context/block-keys.js";
 import { freeTextSql } from "../engines/sqlite/free-text.js";
@@ -43,13 +43,6 @@ export const REKEY_CLEAR = {
   // Its delete trigger leaves each vector's number for the purge to drain from sqlite-vec's table.
   dropVectors: (session: OwnedSession) =>
     command("DELETE FROM agent_message_vectors WHERE session_num = ?", [Number(session.num)]),
-  factVectorsPresent: () =>
-    query("SELECT 1 AS present FROM pragma_table_info('agent_facts') WHERE name = 'embedding'"),
-  dropFactVectors: (owner: string, ids: string[]) =>
-    command(
-      `UPDATE agent_facts SET embedding = X'' WHERE embedding IS NOT NULL AND scope IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify([`o:${owner}`, ...ids.map((id) => `s:${id}`)])],
-    ),
   changesPresent: () =>
     query("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = 'agent_changes'"),
   clearChanges: (ids: string[]) =>
@@ -70,12 +63,6 @@ export const REKEY_CLEAR = {
     ),
   writeClearSummary: (row: SummaryRow, sealed: string) =>
     command("UPDATE agent_compactions SET summary = ? WHERE seq = ?", [sealed, row.seq]),
-  clearFacts: (owner: string, ids: string[]) =>
-    query(
-      `SELECT seq, scope, id, text, about FROM agent_facts WHERE sealed_chars IS NULL
-       AND scope IN (SELECT value FROM json_each(?))`,
-      [JSON.stringify([`o:${owner}`, ...ids.map((id) => `s:${id}`)])],
-    ),
   clearChunks: (ids: string[]) =>
     query(
       `SELECT session_id, stream_id, seq, chunk FROM agent_stream_chunks

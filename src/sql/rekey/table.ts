@@ -5,7 +5,8 @@
  * one UPDATE that also makes their search vector again from blind tokens of the new key, opens rows through its
  * awaited key look-up, locks the rotation's row, and routes each statement by session on Citus. The tables are
  * sqlite.ts and postgres.ts here (with the rotation's record in sqlite-rotation.ts and postgres-rotation.ts, and
- * sealClear's in sqlite-clear.ts and postgres-clear.ts), the hooks src/sql/rekey-hooks/sqlite.ts and src/sql/rekey-hooks/postgres.ts.
+ * sealClear's in sqlite-clear.ts and postgres-clear.ts; the facts' statements are the facts' own,
+ * src/sql/facts/sqlite.ts and postgres.ts), the hooks src/sql/rekey-hooks/sqlite.ts and src/sql/rekey-hooks/postgres.ts.
  */
 import type { Keyring } from "../../store/crypto/keyring.js";
 import type { FactWords } from "../../store/fact-sealing.js";
@@ -70,6 +71,14 @@ export interface ChangeRow extends Row {
 export interface ClearFactRow extends SealedFactRow {
   about: string | null;
 }
+
+/** The rekey table's statements of facts, which the facts' own statement files make (sql/facts/sqlite.ts, postgres.ts). */
+export type FactRekeyStatement =
+  | "factsUnder"
+  | "writeFact"
+  | "clearFacts"
+  | "factVectorsPresent"
+  | "dropFactVectors";
 
 /** An engine's statements and hooks for a rotation (see the module comment). */
 export interface RekeyTable {
