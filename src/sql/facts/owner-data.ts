@@ -6,6 +6,21 @@
 import type { OwnerDataTable } from "../../store/owner-data.js";
 import type { OwnerDataMakers } from "../room.js";
 
+/** A fact's columns on both engines; an encrypted owner's fact holds the empty marker in `embedding`. */
+const FACT_COLUMNS: OwnerDataTable["columns"] = {
+  scope: "name",
+  id: "id",
+  text: "content",
+  about: "content",
+  producer: "meta",
+  status: "meta",
+  superseded_by: "id",
+};
+const FACT_SEALED_AS: NonNullable<OwnerDataTable["sealedAs"]> = { text: "fact", about: "fact" };
+const FACT_ERASURE =
+  "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)";
+const SOURCE_ERASURE = "deleted with its fact or its message";
+
 /** The facts' tables on SQLite (`ftsShadows`: the declaration's FTS5 shadow tables of an index). */
 export function sqliteFactTables(
   { plain, withSession }: OwnerDataMakers,
@@ -17,31 +32,15 @@ export function sqliteFactTables(
       "facts learned from conversations (an encrypted owner's sealed: text and subject, store/fact-sealing.ts), and each one's vector on a store with an embedder (none for an encrypted owner's)",
       "session",
       "sealed",
-      "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
-      {
-        scope: "name",
-        id: "id",
-        text: "content",
-        about: "content",
-        producer: "meta",
-        status: "meta",
-        superseded_by: "id",
-        // A store with an embedder adds it (sql/facts/sqlite-vectors.ts); an encrypted owner's fact holds the empty marker.
-        embedding: "derived",
-      },
-      { text: "fact", about: "fact" },
+      FACT_ERASURE,
+      // A store with an embedder adds `embedding` (sqlite-vectors.ts).
+      { ...FACT_COLUMNS, embedding: "derived" },
+      FACT_SEALED_AS,
     ),
-    plain(
-      "agent_fact_sources",
-      "the messages each fact came from",
-      "session",
-      "n/a",
-      "deleted with its fact or its message",
-      {
-        session_id: "id",
-        message_id: "id",
-      },
-    ),
+    plain("agent_fact_sources", "the messages each fact came from", "session", "n/a", SOURCE_ERASURE, {
+      session_id: "id",
+      message_id: "id",
+    }),
     {
       table: "agent_facts_fts",
       holds: "the facts' search index (contentless; an encrypted owner's words as blind tokens)",
@@ -79,22 +78,11 @@ export function postgresFactTables(withSession: string): OwnerDataTable[] {
       citus: "by-key",
       citusColumn: "scope",
       sealed: "sealed",
-      sealedAs: { text: "fact", about: "fact" },
-      erasure:
-        "deleted with any session it names as a source, whatever its scope, and with the last of its source messages (sql/facts/steps.ts)",
+      sealedAs: FACT_SEALED_AS,
+      erasure: FACT_ERASURE,
       purge: "rewrite",
-      columns: {
-        scope: "name",
-        id: "id",
-        text: "content",
-        about: "content",
-        producer: "meta",
-        status: "meta",
-        superseded_by: "id",
-        search: "derived",
-        // A store with an embedder adds it (sql/facts/postgres-vectors.ts); an encrypted owner's fact holds the empty marker.
-        embedding: "derived",
-      },
+      // A store with an embedder adds `embedding` (postgres-vectors.ts).
+      columns: { ...FACT_COLUMNS, search: "derived", embedding: "derived" },
     },
     {
       table: "agent_fact_sources",
@@ -104,7 +92,7 @@ export function postgresFactTables(withSession: string): OwnerDataTable[] {
       citusColumn: "scope",
       citusColocate: "agent_facts",
       sealed: "n/a",
-      erasure: "deleted with its fact or its message",
+      erasure: SOURCE_ERASURE,
       purge: "rewrite",
       columns: { scope: "name", session_id: "id", message_id: "id" },
     },
